@@ -1,0 +1,87 @@
+package dev.postbox;
+
+import java.time.Instant;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Selects dead letters for listing, replay and purge. Immutable; start from {@link #all()} and
+ * narrow it, e.g. {@code DeadLetterFilter.all().queue("webhooks").deadBetween(from, to)}.
+ */
+public final class DeadLetterFilter {
+
+    private static final DeadLetterFilter ALL = new DeadLetterFilter(null, null, null, null, null, null);
+
+    private final @Nullable String queue;
+    private final @Nullable String kind;
+    private final @Nullable String endpoint;
+    private final @Nullable String errorContains;
+    private final @Nullable Instant deadFrom;
+    private final @Nullable Instant deadTo;
+
+    private DeadLetterFilter(
+            @Nullable String queue,
+            @Nullable String kind,
+            @Nullable String endpoint,
+            @Nullable String errorContains,
+            @Nullable Instant deadFrom,
+            @Nullable Instant deadTo) {
+        this.queue = queue;
+        this.kind = kind;
+        this.endpoint = endpoint;
+        this.errorContains = errorContains;
+        this.deadFrom = deadFrom;
+        this.deadTo = deadTo;
+    }
+
+    /** Every dead letter. */
+    public static DeadLetterFilter all() {
+        return ALL;
+    }
+
+    public DeadLetterFilter queue(@Nullable String queue) {
+        return new DeadLetterFilter(queue, kind, endpoint, errorContains, deadFrom, deadTo);
+    }
+
+    public DeadLetterFilter kind(@Nullable String kind) {
+        return new DeadLetterFilter(queue, kind, endpoint, errorContains, deadFrom, deadTo);
+    }
+
+    public DeadLetterFilter endpoint(@Nullable String endpoint) {
+        return new DeadLetterFilter(queue, kind, endpoint, errorContains, deadFrom, deadTo);
+    }
+
+    /** Dead letters whose last error contains the text (case-insensitive). */
+    public DeadLetterFilter errorContains(@Nullable String text) {
+        return new DeadLetterFilter(queue, kind, endpoint, text, deadFrom, deadTo);
+    }
+
+    /** Dead-lettered in {@code [from, to)}; either bound may be null. */
+    public DeadLetterFilter deadBetween(@Nullable Instant from, @Nullable Instant to) {
+        return new DeadLetterFilter(queue, kind, endpoint, errorContains, from, to);
+    }
+
+    public Optional<String> queue() {
+        return Optional.ofNullable(queue);
+    }
+
+    public Optional<String> kind() {
+        return Optional.ofNullable(kind);
+    }
+
+    public Optional<String> endpoint() {
+        return Optional.ofNullable(endpoint);
+    }
+
+    public Optional<String> errorContains() {
+        return Optional.ofNullable(errorContains);
+    }
+
+    public Optional<Instant> deadFrom() {
+        return Optional.ofNullable(deadFrom);
+    }
+
+    public Optional<Instant> deadTo() {
+        return Optional.ofNullable(deadTo);
+    }
+}

@@ -1,0 +1,124 @@
+package dev.postbox;
+
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A claimed job as a handler sees it: its payload, identity and attempt. Immutable.
+ *
+ * <p>{@link #toString()} leaves the payload out: payloads are not logged by default.
+ */
+public final class Job {
+
+    private final long id;
+    private final String queue;
+    private final String kind;
+    private final String payloadJson;
+    private final @Nullable String idempotencyKey;
+    private final @Nullable String orderingKey;
+    private final @Nullable String endpoint;
+    private final int attempt;
+    private final int maxAttempts;
+    private final Map<String, String> headers;
+    private final Instant createdAt;
+    private final JsonCodec codec;
+
+    public Job(
+            long id,
+            String queue,
+            String kind,
+            String payloadJson,
+            @Nullable String idempotencyKey,
+            @Nullable String orderingKey,
+            @Nullable String endpoint,
+            int attempt,
+            int maxAttempts,
+            Map<String, String> headers,
+            Instant createdAt,
+            JsonCodec codec) {
+        this.id = id;
+        this.queue = queue;
+        this.kind = kind;
+        this.payloadJson = payloadJson;
+        this.idempotencyKey = idempotencyKey;
+        this.orderingKey = orderingKey;
+        this.endpoint = endpoint;
+        this.attempt = attempt;
+        this.maxAttempts = maxAttempts;
+        this.headers = Map.copyOf(headers);
+        this.createdAt = createdAt;
+        this.codec = codec;
+    }
+
+    public long id() {
+        return id;
+    }
+
+    public String queue() {
+        return queue;
+    }
+
+    public String kind() {
+        return kind;
+    }
+
+    /** The payload as stored, a JSON document. */
+    public String payloadJson() {
+        return payloadJson;
+    }
+
+    /** The payload read into the given type with the engine's {@link JsonCodec}. */
+    public <T> T payload(Class<T> type) {
+        return codec.fromJson(payloadJson, type);
+    }
+
+    public Optional<String> idempotencyKey() {
+        return Optional.ofNullable(idempotencyKey);
+    }
+
+    /**
+     * A key that is the same on every attempt of this job: the idempotency key when one was given,
+     * otherwise {@code "postbox-<id>"}. Send it to receivers so that they apply the effect once.
+     */
+    public String stableKey() {
+        return idempotencyKey != null ? idempotencyKey : "postbox-" + id;
+    }
+
+    public Optional<String> orderingKey() {
+        return Optional.ofNullable(orderingKey);
+    }
+
+    public Optional<String> endpoint() {
+        return Optional.ofNullable(endpoint);
+    }
+
+    /** This attempt's number, starting at 1. */
+    public int attempt() {
+        return attempt;
+    }
+
+    public int maxAttempts() {
+        return maxAttempts;
+    }
+
+    /** {@code true} when a failure of this attempt dead-letters the job. */
+    public boolean isLastAttempt() {
+        return attempt >= maxAttempts;
+    }
+
+    public Map<String, String> headers() {
+        return headers;
+    }
+
+    public Instant createdAt() {
+        return createdAt;
+    }
+
+    @Override
+    public String toString() {
+        return "Job[id=" + id + ", queue=" + queue + ", kind=" + kind + ", attempt=" + attempt + "/" + maxAttempts
+                + "]";
+    }
+}

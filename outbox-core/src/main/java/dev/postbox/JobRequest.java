@@ -1,0 +1,296 @@
+package dev.postbox;
+
+import dev.postbox.internal.Require;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What to enqueue: a kind, a payload and options. Immutable; build it with {@link #of(String,
+ * Object)}, {@link #ofJson(String, String)} or {@link #builder(String)}.
+ *
+ * <pre>{@code
+ * outbox.enqueue(JobRequest.builder("reserve-stock")
+ *         .payload(new Reservation(orderId, sku))
+ *         .idempotencyKey("reserve-" + orderId)
+ *         .orderingKey("order-" + orderId)
+ *         .delay(Duration.ofSeconds(5))
+ *         .build());
+ * }</pre>
+ */
+public final class JobRequest {
+
+    /** The queue used when none is given. */
+    public static final String DEFAULT_QUEUE = "default";
+    /** Lowest allowed priority. */
+    public static final int MIN_PRIORITY = -100;
+    /** Highest allowed priority. */
+    public static final int MAX_PRIORITY = 100;
+
+    private final String queue;
+    private final String kind;
+    private final @Nullable Object payload;
+    private final @Nullable String rawJson;
+    private final @Nullable String idempotencyKey;
+    private final @Nullable String orderingKey;
+    private final @Nullable String endpoint;
+    private final @Nullable String fireKey;
+    private final int priority;
+    private final @Nullable Instant runAt;
+    private final Duration delay;
+    private final @Nullable Integer maxAttempts;
+    private final @Nullable Instant expiresAt;
+    private final Map<String, String> headers;
+
+    private JobRequest(Builder b) {
+        this.queue = Require.notBlank(b.queue, "queue");
+        this.kind = Require.notBlank(b.kind, "kind");
+        if (b.payload == null && b.rawJson == null) {
+            throw new IllegalArgumentException("payload may not be null: pass an object or raw JSON for job kind '"
+                    + b.kind + "' (use Map.of() for an empty payload)");
+        }
+        this.payload = b.payload;
+        this.rawJson = b.rawJson;
+        this.idempotencyKey = blankToNull(b.idempotencyKey, "idempotencyKey");
+        this.orderingKey = blankToNull(b.orderingKey, "orderingKey");
+        this.endpoint = b.endpoint;
+        this.fireKey = b.fireKey;
+        if (b.priority < MIN_PRIORITY || b.priority > MAX_PRIORITY) {
+            throw new IllegalArgumentException(
+                    "priority must be between " + MIN_PRIORITY + " and " + MAX_PRIORITY + ", was " + b.priority);
+        }
+        this.priority = b.priority;
+        this.runAt = b.runAt;
+        this.delay = Require.notNegative(b.delay, "delay");
+        if (b.runAt != null && !b.delay.isZero()) {
+            throw new IllegalArgumentException("runAt and delay may not both be set: choose one");
+        }
+        if (b.maxAttempts != null) {
+            Require.positive(b.maxAttempts, "maxAttempts");
+        }
+        this.maxAttempts = b.maxAttempts;
+        this.expiresAt = b.expiresAt;
+        this.headers = Map.copyOf(b.headers);
+    }
+
+    private static @Nullable String blankToNull(@Nullable String value, String name) {
+        if (value != null && value.isBlank()) {
+            throw new IllegalArgumentException(name + " may not be blank: leave it unset instead");
+        }
+        return value;
+    }
+
+    /** A job of the given kind whose payload object is serialised to JSON. */
+    public static JobRequest of(String kind, Object payload) {
+        return builder(kind).payload(payload).build();
+    }
+
+    /** A job of the given kind whose payload is already a JSON document. */
+    public static JobRequest ofJson(String kind, String json) {
+        return builder(kind).rawJson(json).build();
+    }
+
+    /** Starts a builder for a job of the given kind. */
+    public static Builder builder(String kind) {
+        return new Builder(kind);
+    }
+
+    /** A builder preset with this request's values. */
+    public Builder toBuilder() {
+        Builder b = new Builder(kind);
+        b.queue = queue;
+        b.payload = payload;
+        b.rawJson = rawJson;
+        b.idempotencyKey = idempotencyKey;
+        b.orderingKey = orderingKey;
+        b.endpoint = endpoint;
+        b.fireKey = fireKey;
+        b.priority = priority;
+        b.runAt = runAt;
+        b.delay = delay;
+        b.maxAttempts = maxAttempts;
+        b.expiresAt = expiresAt;
+        b.headers.putAll(headers);
+        return b;
+    }
+
+    public String queue() {
+        return queue;
+    }
+
+    public String kind() {
+        return kind;
+    }
+
+    /** The payload object, when the request was built from an object. */
+    public Optional<Object> payload() {
+        return Optional.ofNullable(payload);
+    }
+
+    /** The payload JSON, when the request was built from raw JSON. */
+    public Optional<String> rawJson() {
+        return Optional.ofNullable(rawJson);
+    }
+
+    public Optional<String> idempotencyKey() {
+        return Optional.ofNullable(idempotencyKey);
+    }
+
+    public Optional<String> orderingKey() {
+        return Optional.ofNullable(orderingKey);
+    }
+
+    /** The HTTP endpoint this job delivers to, for delivery jobs. */
+    public Optional<String> endpoint() {
+        return Optional.ofNullable(endpoint);
+    }
+
+    /** The schedule fire this job materialises, for cron jobs. */
+    public Optional<String> fireKey() {
+        return Optional.ofNullable(fireKey);
+    }
+
+    public int priority() {
+        return priority;
+    }
+
+    public Optional<Instant> runAt() {
+        return Optional.ofNullable(runAt);
+    }
+
+    public Duration delay() {
+        return delay;
+    }
+
+    public Optional<Integer> maxAttempts() {
+        return Optional.ofNullable(maxAttempts);
+    }
+
+    public Optional<Instant> expiresAt() {
+        return Optional.ofNullable(expiresAt);
+    }
+
+    public Map<String, String> headers() {
+        return headers;
+    }
+
+    @Override
+    public String toString() {
+        // The payload is deliberately left out: payloads are not logged by default.
+        return "JobRequest[queue=" + queue + ", kind=" + kind + ", idempotencyKey=" + idempotencyKey + ", orderingKey="
+                + orderingKey + ", priority=" + priority + "]";
+    }
+
+    /** Builds a {@link JobRequest}; every setter validates its argument. */
+    public static final class Builder {
+        private String queue = DEFAULT_QUEUE;
+        private final String kind;
+        private @Nullable Object payload;
+        private @Nullable String rawJson;
+        private @Nullable String idempotencyKey;
+        private @Nullable String orderingKey;
+        private @Nullable String endpoint;
+        private @Nullable String fireKey;
+        private int priority;
+        private @Nullable Instant runAt;
+        private Duration delay = Duration.ZERO;
+        private @Nullable Integer maxAttempts;
+        private @Nullable Instant expiresAt;
+        private final Map<String, String> headers = new LinkedHashMap<>();
+
+        private Builder(String kind) {
+            this.kind = Require.notBlank(kind, "kind");
+        }
+
+        public Builder queue(String queue) {
+            this.queue = Require.notBlank(queue, "queue");
+            return this;
+        }
+
+        /** The payload object, serialised with the engine's {@link JsonCodec}. */
+        public Builder payload(Object payload) {
+            this.payload = Require.notNull(payload, "payload");
+            this.rawJson = null;
+            return this;
+        }
+
+        /** The payload as a JSON document; it is validated at enqueue. */
+        public Builder rawJson(String json) {
+            this.rawJson = Require.notNull(json, "rawJson");
+            this.payload = null;
+            return this;
+        }
+
+        /** Enqueueing twice with one key within the dedup window yields one job. */
+        public Builder idempotencyKey(@Nullable String key) {
+            this.idempotencyKey = key;
+            return this;
+        }
+
+        /** Jobs sharing an ordering key run one at a time, in enqueue order. */
+        public Builder orderingKey(@Nullable String key) {
+            this.orderingKey = key;
+            return this;
+        }
+
+        public Builder endpoint(@Nullable String endpoint) {
+            this.endpoint = endpoint;
+            return this;
+        }
+
+        public Builder fireKey(@Nullable String fireKey) {
+            this.fireKey = fireKey;
+            return this;
+        }
+
+        /**
+         * From -100 to 100, default 0. A job of priority p is claimed as if it had become due p
+         * seconds earlier, so higher priorities go first and lower ones still get their turn.
+         */
+        public Builder priority(int priority) {
+            this.priority = priority;
+            return this;
+        }
+
+        /** Earliest run time; the database compares it with its own clock. */
+        public Builder runAt(@Nullable Instant runAt) {
+            this.runAt = runAt;
+            return this;
+        }
+
+        /** Run no earlier than this long after the enqueue (database clock). */
+        public Builder delay(Duration delay) {
+            this.delay = Require.notNegative(delay, "delay");
+            return this;
+        }
+
+        public Builder maxAttempts(int maxAttempts) {
+            this.maxAttempts = Require.positive(maxAttempts, "maxAttempts");
+            return this;
+        }
+
+        /** A job still unstarted at this instant is not run; it is archived as expired. */
+        public Builder expiresAt(@Nullable Instant expiresAt) {
+            this.expiresAt = expiresAt;
+            return this;
+        }
+
+        public Builder header(String name, String value) {
+            headers.put(Require.notBlank(name, "header name"), Objects.requireNonNull(value, "header value"));
+            return this;
+        }
+
+        public Builder headers(Map<String, String> headers) {
+            headers.forEach(this::header);
+            return this;
+        }
+
+        public JobRequest build() {
+            return new JobRequest(this);
+        }
+    }
+}

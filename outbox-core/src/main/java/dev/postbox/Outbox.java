@@ -1,0 +1,128 @@
+package dev.postbox;
+
+import dev.postbox.internal.JobWriter;
+import dev.postbox.internal.Require;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+import javax.sql.DataSource;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * Writes jobs in the caller's transaction. With Spring-managed transactions the job joins the
+ * transaction bound to the outbox's {@code DataSource}; with plain JDBC pass the connection. The
+ * job exists if and only if that transaction commits.
+ *
+ * <pre>{@code
+ * @Transactional
+ * public void placeOrder(Order order) {
+ *     orders.save(order);
+ *     outbox.enqueue(JobRequest.of("reserve-stock", new Reservation(order.id(), order.sku())));
+ * }
+ * }</pre>
+ */
+public final class Outbox {
+
+    private final DataSource dataSource;
+    private final JobWriter writer;
+    private final TransactionMode transactionMode;
+    private final PostboxListener listener;
+
+    Outbox(DataSource dataSource, JobWriter writer, TransactionMode transactionMode, PostboxListener listener) {
+        this.dataSource = Require.notNull(dataSource, "dataSource");
+        this.writer = writer;
+        this.transactionMode = transactionMode;
+        this.listener = listener;
+    }
+
+    /**
+     * Enqueues in the Spring transaction bound to the outbox's {@code DataSource}.
+     *
+     * @throws NoTransactionException when no such transaction is active and the transaction mode
+     *     is {@link TransactionMode#REQUIRED}
+     * @throws IllegalArgumentException when the payload is not JSON or is too large
+     */
+    public EnqueueResult enqueue(JobRequest request) {
+        return enqueueAll(List.of(Require.notNull(request, "request"))).get(0);
+    }
+
+    /** Enqueues several jobs in the current transaction, in one batch where no idempotency key is set. */
+    public List<EnqueueResult> enqueueAll(List<JobRequest> requests) {
+        Require.notNull(requests, "requests");
+        if (requests.isEmpty()) {
+            return List.of();
+        }
+        Connection c = connection();
+        try {
+            return write(c, requests);
+        } finally {
+            DataSourceUtils.releaseConnection(c, dataSource);
+        }
+    }
+
+    /**
+     * Enqueues on the given JDBC connection, inside the transaction the caller controls.
+     *
+     * @throws NoTransactionException when the connection is in auto-commit mode and the
+     *     transaction mode is {@link TransactionMode#REQUIRED}
+     */
+    public EnqueueResult enqueue(Connection connection, JobRequest request) {
+        return enqueueAll(connection, List.of(Require.notNull(request, "request")))
+                .get(0);
+    }
+
+    /** Enqueues several jobs on the given connection. */
+    public List<EnqueueResult> enqueueAll(Connection connection, List<JobRequest> requests) {
+        Require.notNull(connection, "connection");
+        try {
+            if (transactionMode == TransactionMode.REQUIRED && connection.getAutoCommit()) {
+                throw new NoTransactionException("Postbox enqueue needs a transaction: the given connection is in"
+                        + " auto-commit mode. Call connection.setAutoCommit(false) and commit after your business"
+                        + " writes, or set postbox.transaction-mode=optional to allow jobs written on their own.");
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("Reading the connection's auto-commit mode failed", e);
+        }
+        return write(connection, requests);
+    }
+
+    private List<EnqueueResult> write(Connection c, List<JobRequest> requests) {
+        try {
+            List<EnqueueResult> results = writer.insertAll(c, requests);
+            for (int i = 0; i < requests.size(); i++) {
+                listener.enqueued(
+                        requests.get(i).queue(),
+                        requests.get(i).kind(),
+                        results.get(i).created());
+            }
+            return results;
+        } catch (SQLException e) {
+            throw new IllegalStateException("Enqueueing " + requests.size() + " job(s) failed: " + e.getMessage(), e);
+        }
+    }
+
+    private Connection connection() {
+        boolean inTransaction = TransactionSynchronizationManager.isActualTransactionActive();
+        if (!inTransaction && transactionMode == TransactionMode.REQUIRED) {
+            throw new NoTransactionException("Postbox enqueue needs an active transaction so that the job commits"
+                    + " or rolls back with your business change. Annotate the calling method with @Transactional"
+                    + " (or use a TransactionTemplate), or set postbox.transaction-mode=optional to allow jobs"
+                    + " written on their own.");
+        }
+        Connection c = DataSourceUtils.getConnection(dataSource);
+        try {
+            if (transactionMode == TransactionMode.REQUIRED && c.getAutoCommit()) {
+                DataSourceUtils.releaseConnection(c, dataSource);
+                throw new NoTransactionException("Postbox enqueue found a transaction, but not one on the outbox's"
+                        + " DataSource: the job would commit on its own. Use a transaction manager for that"
+                        + " DataSource (DataSourceTransactionManager, JdbcTransactionManager or JpaTransactionManager"
+                        + " on the same DataSource).");
+            }
+        } catch (SQLException e) {
+            DataSourceUtils.releaseConnection(c, dataSource);
+            throw new IllegalStateException("Reading the connection's auto-commit mode failed", e);
+        }
+        return c;
+    }
+}

@@ -1,0 +1,162 @@
+package dev.postbox;
+
+import dev.postbox.internal.AdminStore;
+import dev.postbox.internal.Engine;
+import dev.postbox.internal.JobStore;
+import dev.postbox.internal.JobWriter;
+import dev.postbox.internal.Require;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.PlatformTransactionManager;
+
+/**
+ * The Postbox engine on one {@code DataSource}: the {@link Outbox} to write jobs, the relay that
+ * claims and runs them ({@link #start()} / {@link #stop()}), and the {@link PostboxAdmin}.
+ *
+ * <pre>{@code
+ * Postbox postbox = Postbox.builder(dataSource)
+ *         .handler(HandlerRegistration.of("send-mail", job -> mailer.send(job.payload(Mail.class))))
+ *         .handler(HandlerRegistration.of("reserve-stock", this::reserve).transactional())
+ *         .config(PostboxConfig.custom().concurrency(8).build())
+ *         .build();
+ * postbox.start();
+ * }</pre>
+ */
+public final class Postbox implements AutoCloseable {
+
+    private final PostboxConfig config;
+    private final Outbox outbox;
+    private final PostboxAdmin admin;
+    private final Engine engine;
+
+    private Postbox(Builder b) {
+        this.config = b.config;
+        JsonCodec codec = b.codec != null ? b.codec : JsonCodec.jackson();
+        Map<String, HandlerRegistration> handlers = Map.copyOf(b.handlers);
+        JobWriter writer = new JobWriter(codec, config, kind -> {
+            HandlerRegistration registration = handlers.get(kind);
+            RetryPolicy policy = registration != null && registration.retryPolicy() != null
+                    ? registration.retryPolicy()
+                    : config.retryPolicy();
+            return policy.maxAttempts();
+        });
+        this.outbox = new Outbox(b.dataSource, writer, config.transactionMode(), b.listener);
+        this.admin = new PostboxAdmin(b.dataSource, new AdminStore());
+        PlatformTransactionManager tm =
+                b.transactionManager != null ? b.transactionManager : new DataSourceTransactionManager(b.dataSource);
+        this.engine = new Engine(b.dataSource, tm, handlers, new JobStore(codec), b.listener, config);
+    }
+
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource);
+    }
+
+    /** Writes jobs in the caller's transaction. */
+    public Outbox outbox() {
+        return outbox;
+    }
+
+    /** Operations: job lookup, dead letters, pause, statistics. */
+    public PostboxAdmin admin() {
+        return admin;
+    }
+
+    public PostboxConfig config() {
+        return config;
+    }
+
+    /** Starts claiming and running jobs of the configured queues. Idempotent. */
+    public void start() {
+        engine.start();
+    }
+
+    /**
+     * Stops gracefully: no new claims, unstarted claims released without charging an attempt,
+     * running jobs given {@link PostboxConfig#shutdownGrace()} to finish. Idempotent.
+     */
+    public void stop() {
+        engine.stop();
+    }
+
+    public boolean isRunning() {
+        return engine.isRunning();
+    }
+
+    /**
+     * Claims and runs due jobs in the calling thread until none is due; returns how many ran. Meant
+     * for tests and tools, with the engine not started.
+     */
+    public int runDueJobs() {
+        return engine.runDueJobs();
+    }
+
+    /** Runs one rescue pass of expired leases now; returns {retried, dead}. Meant for tests and tools. */
+    public int[] rescueExpiredLeases() {
+        JobStore.Rescued rescued = engine.rescueNow();
+        return new int[] {rescued.retried(), rescued.dead()};
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    /** Builds a {@link Postbox}. */
+    public static final class Builder {
+        private final DataSource dataSource;
+        private PostboxConfig config = PostboxConfig.ofDefaults();
+        private @Nullable JsonCodec codec;
+        private PostboxListener listener = PostboxListener.NO_OP;
+        private @Nullable PlatformTransactionManager transactionManager;
+        private final Map<String, HandlerRegistration> handlers = new LinkedHashMap<>();
+
+        private Builder(DataSource dataSource) {
+            this.dataSource = Require.notNull(dataSource, "dataSource");
+        }
+
+        public Builder config(PostboxConfig config) {
+            this.config = Require.notNull(config, "config");
+            return this;
+        }
+
+        public Builder codec(JsonCodec codec) {
+            this.codec = Require.notNull(codec, "codec");
+            return this;
+        }
+
+        public Builder listener(PostboxListener listener) {
+            this.listener = Require.notNull(listener, "listener");
+            return this;
+        }
+
+        /**
+         * The transaction manager for transactional handlers; by default a {@code
+         * DataSourceTransactionManager} on the engine's {@code DataSource}. Pass your application's
+         * (e.g. JPA) manager so that handler writes through it join the completing transaction.
+         */
+        public Builder transactionManager(PlatformTransactionManager transactionManager) {
+            this.transactionManager = Require.notNull(transactionManager, "transactionManager");
+            return this;
+        }
+
+        public Builder handler(HandlerRegistration registration) {
+            Require.notNull(registration, "registration");
+            if (handlers.putIfAbsent(registration.kind(), registration) != null) {
+                throw new IllegalArgumentException("A handler for kind '" + registration.kind()
+                        + "' is already registered: each kind has exactly one handler");
+            }
+            return this;
+        }
+
+        public Builder handler(String kind, JobHandler handler) {
+            return handler(HandlerRegistration.of(kind, handler));
+        }
+
+        public Postbox build() {
+            return new Postbox(this);
+        }
+    }
+}

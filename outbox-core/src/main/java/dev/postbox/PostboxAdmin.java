@@ -1,0 +1,88 @@
+package dev.postbox;
+
+import dev.postbox.internal.AdminStore;
+import dev.postbox.internal.Require;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Optional;
+import javax.sql.DataSource;
+
+/**
+ * Operations for the people on call: look a job up with its history, list, replay and purge dead
+ * letters, cancel a waiting job, pause and resume queues, and read queue statistics. Every method
+ * runs in its own short transaction.
+ */
+public final class PostboxAdmin {
+
+    private final DataSource dataSource;
+    private final AdminStore store;
+
+    PostboxAdmin(DataSource dataSource, AdminStore store) {
+        this.dataSource = Require.notNull(dataSource, "dataSource");
+        this.store = store;
+    }
+
+    /** The job with its state, payload and attempt history, wherever it is (live, archive, dead). */
+    public Optional<JobDetails> job(long id) {
+        return call(c -> store.job(c, id));
+    }
+
+    /** Dead letters matching the filter, newest first. */
+    public List<DeadLetter> deadLetters(DeadLetterFilter filter, int limit) {
+        Require.positive(limit, "limit");
+        return call(c -> store.deadLetters(c, Require.notNull(filter, "filter"), limit));
+    }
+
+    /** Number of dead letters. */
+    public long deadLetterCount() {
+        return call(store::deadLetterCount);
+    }
+
+    /** Puts one dead letter back in its queue with a fresh attempt budget; false if not found. */
+    public boolean replay(long id) {
+        return call(c -> store.replay(c, id)) > 0;
+    }
+
+    /** Puts every matching dead letter back with a fresh attempt budget; returns how many. */
+    public int replay(DeadLetterFilter filter) {
+        return call(c -> store.replay(c, Require.notNull(filter, "filter")));
+    }
+
+    /** Deletes matching dead letters for good; returns how many. */
+    public int purge(DeadLetterFilter filter) {
+        return call(c -> store.purge(c, Require.notNull(filter, "filter")));
+    }
+
+    /** Cancels a job that is waiting (not running); it is archived as cancelled. */
+    public boolean cancel(long id) {
+        return call(c -> store.cancel(c, id));
+    }
+
+    /** Stops every worker from claiming this queue's jobs (running ones finish). */
+    public void pause(String queue) {
+        call(c -> store.setPaused(c, Require.notBlank(queue, "queue"), true));
+    }
+
+    public void resume(String queue) {
+        call(c -> store.setPaused(c, Require.notBlank(queue, "queue"), false));
+    }
+
+    /** Statistics of every queue that has jobs, dead letters or configuration. */
+    public List<QueueStats> queues() {
+        return call(store::queueStats);
+    }
+
+    private interface SqlCall<T> {
+        T apply(Connection c) throws SQLException;
+    }
+
+    private <T> T call(SqlCall<T> call) {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            return call.apply(c);
+        } catch (SQLException e) {
+            throw new IllegalStateException("Postbox admin operation failed: " + e.getMessage(), e);
+        }
+    }
+}

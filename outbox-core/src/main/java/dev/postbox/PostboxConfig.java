@@ -1,0 +1,390 @@
+package dev.postbox;
+
+import dev.postbox.internal.Require;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ThreadFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Engine settings. Immutable; build with {@link #custom()} or take {@link #ofDefaults()}. The
+ * {@code DEFAULT_*} constants are the documented defaults (the Spring Boot starter uses them too).
+ */
+public final class PostboxConfig {
+
+    public static final int DEFAULT_CONCURRENCY = 10;
+    public static final int DEFAULT_CLAIM_BATCH_SIZE = 100;
+    public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(1);
+    public static final Duration DEFAULT_VISIBILITY_TIMEOUT = Duration.ofSeconds(30);
+    public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofSeconds(10);
+    public static final Duration DEFAULT_RESCUE_INTERVAL = Duration.ofSeconds(5);
+    public static final int DEFAULT_COMPLETION_BATCH_SIZE = 500;
+    public static final Duration DEFAULT_COMPLETION_FLUSH_INTERVAL = Duration.ofMillis(5);
+    public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(30);
+    public static final Duration DEFAULT_UNKNOWN_KIND_DELAY = Duration.ofMinutes(1);
+    public static final Duration DEFAULT_IDEMPOTENCY_WINDOW = Duration.ofDays(7);
+    public static final int DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
+    public static final Duration DEFAULT_ARCHIVE_RETENTION = Duration.ofDays(7);
+    public static final int DEFAULT_PARTITIONS_AHEAD = 3;
+    public static final Duration DEFAULT_MAINTENANCE_INTERVAL = Duration.ofMinutes(1);
+
+    private static final PostboxConfig DEFAULTS = custom().build();
+
+    private final String workerId;
+    private final Set<String> queues;
+    private final int concurrency;
+    private final int claimBatchSize;
+    private final int prefetch;
+    private final Duration pollInterval;
+    private final boolean listenNotify;
+    private final Duration visibilityTimeout;
+    private final Duration heartbeatInterval;
+    private final Duration rescueInterval;
+    private final int completionBatchSize;
+    private final Duration completionFlushInterval;
+    private final Duration shutdownGrace;
+    private final Duration unknownKindDelay;
+    private final RetryPolicy retryPolicy;
+    private final AttemptLogLevel attemptLog;
+    private final Duration idempotencyWindow;
+    private final int maxPayloadBytes;
+    private final TransactionMode transactionMode;
+    private final Duration archiveRetention;
+    private final int partitionsAhead;
+    private final Duration maintenanceInterval;
+    private final @Nullable ThreadFactory workerThreadFactory;
+
+    private PostboxConfig(Builder b) {
+        this.workerId = b.workerId != null ? b.workerId : defaultWorkerId();
+        this.queues = Set.copyOf(b.queues);
+        this.concurrency = b.concurrency;
+        this.claimBatchSize = b.claimBatchSize;
+        this.prefetch = b.prefetch != null ? b.prefetch : b.claimBatchSize;
+        this.pollInterval = b.pollInterval;
+        this.listenNotify = b.listenNotify;
+        this.visibilityTimeout = b.visibilityTimeout;
+        this.heartbeatInterval = b.heartbeatInterval;
+        this.rescueInterval = b.rescueInterval;
+        this.completionBatchSize = b.completionBatchSize;
+        this.completionFlushInterval = b.completionFlushInterval;
+        this.shutdownGrace = b.shutdownGrace;
+        this.unknownKindDelay = b.unknownKindDelay;
+        this.retryPolicy = b.retryPolicy;
+        this.attemptLog = b.attemptLog;
+        this.idempotencyWindow = b.idempotencyWindow;
+        this.maxPayloadBytes = b.maxPayloadBytes;
+        this.transactionMode = b.transactionMode;
+        this.archiveRetention = b.archiveRetention;
+        this.partitionsAhead = b.partitionsAhead;
+        this.maintenanceInterval = b.maintenanceInterval;
+        this.workerThreadFactory = b.workerThreadFactory;
+        if (queues.isEmpty()) {
+            throw new IllegalArgumentException("queues may not be empty: name at least one queue to serve");
+        }
+        if (heartbeatInterval.compareTo(visibilityTimeout) >= 0) {
+            throw new IllegalArgumentException("heartbeatInterval (" + heartbeatInterval
+                    + ") must be shorter than visibilityTimeout (" + visibilityTimeout
+                    + "), or leases expire between heartbeats");
+        }
+    }
+
+    private static String defaultWorkerId() {
+        String runtime = ManagementFactory.getRuntimeMXBean().getName(); // pid@host
+        return runtime + "-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    public static PostboxConfig ofDefaults() {
+        return DEFAULTS;
+    }
+
+    public static Builder custom() {
+        return new Builder();
+    }
+
+    /** A builder preset with this config's values. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.workerId = workerId;
+        b.queues.clear();
+        b.queues.addAll(queues);
+        b.concurrency = concurrency;
+        b.claimBatchSize = claimBatchSize;
+        b.prefetch = prefetch;
+        b.pollInterval = pollInterval;
+        b.listenNotify = listenNotify;
+        b.visibilityTimeout = visibilityTimeout;
+        b.heartbeatInterval = heartbeatInterval;
+        b.rescueInterval = rescueInterval;
+        b.completionBatchSize = completionBatchSize;
+        b.completionFlushInterval = completionFlushInterval;
+        b.shutdownGrace = shutdownGrace;
+        b.unknownKindDelay = unknownKindDelay;
+        b.retryPolicy = retryPolicy;
+        b.attemptLog = attemptLog;
+        b.idempotencyWindow = idempotencyWindow;
+        b.maxPayloadBytes = maxPayloadBytes;
+        b.transactionMode = transactionMode;
+        b.archiveRetention = archiveRetention;
+        b.partitionsAhead = partitionsAhead;
+        b.maintenanceInterval = maintenanceInterval;
+        b.workerThreadFactory = workerThreadFactory;
+        return b;
+    }
+
+    /** This process's worker id: lease owner and registry key. */
+    public String workerId() {
+        return workerId;
+    }
+
+    /** Queues this engine claims from. */
+    public Set<String> queues() {
+        return queues;
+    }
+
+    /** Handler threads: jobs run at the same time. */
+    public int concurrency() {
+        return concurrency;
+    }
+
+    /** Most jobs claimed by one statement. */
+    public int claimBatchSize() {
+        return claimBatchSize;
+    }
+
+    /** Claimed jobs that may wait locally for a free thread (their leases are kept alive). */
+    public int prefetch() {
+        return prefetch;
+    }
+
+    public Duration pollInterval() {
+        return pollInterval;
+    }
+
+    public boolean listenNotify() {
+        return listenNotify;
+    }
+
+    public Duration visibilityTimeout() {
+        return visibilityTimeout;
+    }
+
+    public Duration heartbeatInterval() {
+        return heartbeatInterval;
+    }
+
+    public Duration rescueInterval() {
+        return rescueInterval;
+    }
+
+    public int completionBatchSize() {
+        return completionBatchSize;
+    }
+
+    public Duration completionFlushInterval() {
+        return completionFlushInterval;
+    }
+
+    public Duration shutdownGrace() {
+        return shutdownGrace;
+    }
+
+    public Duration unknownKindDelay() {
+        return unknownKindDelay;
+    }
+
+    /** The retry policy of handlers that do not bring their own. */
+    public RetryPolicy retryPolicy() {
+        return retryPolicy;
+    }
+
+    public AttemptLogLevel attemptLog() {
+        return attemptLog;
+    }
+
+    public Duration idempotencyWindow() {
+        return idempotencyWindow;
+    }
+
+    public int maxPayloadBytes() {
+        return maxPayloadBytes;
+    }
+
+    public TransactionMode transactionMode() {
+        return transactionMode;
+    }
+
+    public Duration archiveRetention() {
+        return archiveRetention;
+    }
+
+    public int partitionsAhead() {
+        return partitionsAhead;
+    }
+
+    public Duration maintenanceInterval() {
+        return maintenanceInterval;
+    }
+
+    public @Nullable ThreadFactory workerThreadFactory() {
+        return workerThreadFactory;
+    }
+
+    /** Builds a {@link PostboxConfig}; every setter validates its argument. */
+    public static final class Builder {
+        private @Nullable String workerId;
+        private final Set<String> queues = new LinkedHashSet<>(Set.of(JobRequest.DEFAULT_QUEUE));
+        private int concurrency = DEFAULT_CONCURRENCY;
+        private int claimBatchSize = DEFAULT_CLAIM_BATCH_SIZE;
+        private @Nullable Integer prefetch;
+        private Duration pollInterval = DEFAULT_POLL_INTERVAL;
+        private boolean listenNotify = true;
+        private Duration visibilityTimeout = DEFAULT_VISIBILITY_TIMEOUT;
+        private Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
+        private Duration rescueInterval = DEFAULT_RESCUE_INTERVAL;
+        private int completionBatchSize = DEFAULT_COMPLETION_BATCH_SIZE;
+        private Duration completionFlushInterval = DEFAULT_COMPLETION_FLUSH_INTERVAL;
+        private Duration shutdownGrace = DEFAULT_SHUTDOWN_GRACE;
+        private Duration unknownKindDelay = DEFAULT_UNKNOWN_KIND_DELAY;
+        private RetryPolicy retryPolicy = RetryPolicy.ofDefaults();
+        private AttemptLogLevel attemptLog = AttemptLogLevel.FAILURES;
+        private Duration idempotencyWindow = DEFAULT_IDEMPOTENCY_WINDOW;
+        private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
+        private TransactionMode transactionMode = TransactionMode.REQUIRED;
+        private Duration archiveRetention = DEFAULT_ARCHIVE_RETENTION;
+        private int partitionsAhead = DEFAULT_PARTITIONS_AHEAD;
+        private Duration maintenanceInterval = DEFAULT_MAINTENANCE_INTERVAL;
+        private @Nullable ThreadFactory workerThreadFactory;
+
+        private Builder() {}
+
+        public Builder workerId(String workerId) {
+            this.workerId = Require.notBlank(workerId, "workerId");
+            return this;
+        }
+
+        public Builder queues(Set<String> queues) {
+            Require.notNull(queues, "queues");
+            this.queues.clear();
+            queues.forEach(q -> this.queues.add(Require.notBlank(q, "queue name")));
+            return this;
+        }
+
+        public Builder queues(String... queues) {
+            return queues(Set.of(queues));
+        }
+
+        public Builder concurrency(int concurrency) {
+            this.concurrency = Require.positive(concurrency, "concurrency");
+            return this;
+        }
+
+        public Builder claimBatchSize(int claimBatchSize) {
+            this.claimBatchSize = Require.positive(claimBatchSize, "claimBatchSize");
+            return this;
+        }
+
+        public Builder prefetch(int prefetch) {
+            this.prefetch = Require.notNegative(prefetch, "prefetch");
+            return this;
+        }
+
+        public Builder pollInterval(Duration pollInterval) {
+            this.pollInterval = Require.positive(pollInterval, "pollInterval");
+            return this;
+        }
+
+        /** Wake on {@code LISTEN/NOTIFY} (one connection per engine) as well as polling. */
+        public Builder listenNotify(boolean listenNotify) {
+            this.listenNotify = listenNotify;
+            return this;
+        }
+
+        public Builder visibilityTimeout(Duration visibilityTimeout) {
+            this.visibilityTimeout = Require.positive(visibilityTimeout, "visibilityTimeout");
+            return this;
+        }
+
+        public Builder heartbeatInterval(Duration heartbeatInterval) {
+            this.heartbeatInterval = Require.positive(heartbeatInterval, "heartbeatInterval");
+            return this;
+        }
+
+        public Builder rescueInterval(Duration rescueInterval) {
+            this.rescueInterval = Require.positive(rescueInterval, "rescueInterval");
+            return this;
+        }
+
+        public Builder completionBatchSize(int completionBatchSize) {
+            this.completionBatchSize = Require.positive(completionBatchSize, "completionBatchSize");
+            return this;
+        }
+
+        public Builder completionFlushInterval(Duration completionFlushInterval) {
+            this.completionFlushInterval = Require.positive(completionFlushInterval, "completionFlushInterval");
+            return this;
+        }
+
+        public Builder shutdownGrace(Duration shutdownGrace) {
+            this.shutdownGrace = Require.notNegative(shutdownGrace, "shutdownGrace");
+            return this;
+        }
+
+        public Builder unknownKindDelay(Duration unknownKindDelay) {
+            this.unknownKindDelay = Require.positive(unknownKindDelay, "unknownKindDelay");
+            return this;
+        }
+
+        public Builder retryPolicy(RetryPolicy retryPolicy) {
+            this.retryPolicy = Require.notNull(retryPolicy, "retryPolicy");
+            return this;
+        }
+
+        public Builder attemptLog(AttemptLogLevel attemptLog) {
+            this.attemptLog = Require.notNull(attemptLog, "attemptLog");
+            return this;
+        }
+
+        public Builder idempotencyWindow(Duration idempotencyWindow) {
+            this.idempotencyWindow = Require.positive(idempotencyWindow, "idempotencyWindow");
+            return this;
+        }
+
+        public Builder maxPayloadBytes(int maxPayloadBytes) {
+            this.maxPayloadBytes = Require.positive(maxPayloadBytes, "maxPayloadBytes");
+            return this;
+        }
+
+        public Builder transactionMode(TransactionMode transactionMode) {
+            this.transactionMode = Require.notNull(transactionMode, "transactionMode");
+            return this;
+        }
+
+        public Builder archiveRetention(Duration archiveRetention) {
+            this.archiveRetention = Require.positive(archiveRetention, "archiveRetention");
+            return this;
+        }
+
+        public Builder partitionsAhead(int partitionsAhead) {
+            this.partitionsAhead = Require.positive(partitionsAhead, "partitionsAhead");
+            return this;
+        }
+
+        public Builder maintenanceInterval(Duration maintenanceInterval) {
+            this.maintenanceInterval = Require.positive(maintenanceInterval, "maintenanceInterval");
+            return this;
+        }
+
+        /** Threads for handlers, e.g. virtual threads on Java 21+; platform daemon threads if unset. */
+        public Builder workerThreadFactory(@Nullable ThreadFactory workerThreadFactory) {
+            this.workerThreadFactory = workerThreadFactory;
+            return this;
+        }
+
+        public PostboxConfig build() {
+            return new PostboxConfig(this);
+        }
+    }
+}

@@ -1,0 +1,216 @@
+package dev.postbox.internal;
+
+import dev.postbox.DeadLetter;
+import dev.postbox.DeadLetterFilter;
+import dev.postbox.JobDetails;
+import dev.postbox.QueueStats;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** The SQL of the admin operations: job lookup, dead letters, cancel, pause, statistics. */
+public final class AdminStore {
+
+    private static final String REPLAY_COLUMNS =
+            "id, queue, kind, endpoint, ordering_key, idempotency_key, fire_key, payload, headers, priority, max_attempts";
+
+    public Optional<JobDetails> job(Connection c, long id) throws SQLException {
+        String sql = "SELECT s.id, s.queue, s.kind, s.state, s.attempts, s.max_attempts, s.run_at, s.last_error,"
+                + " s.created_at, s.finished_at,"
+                + " coalesce((SELECT payload::text FROM outbox_job WHERE id = s.id),"
+                + "   (SELECT payload::text FROM outbox_dead_letter WHERE id = s.id),"
+                + "   (SELECT payload::text FROM outbox_job_archive WHERE id = s.id LIMIT 1))"
+                + " FROM outbox_job_status s WHERE s.id = ? LIMIT 1";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setLong(1, id);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return Optional.empty();
+                }
+                return Optional.of(new JobDetails(
+                        rs.getLong(1),
+                        rs.getString(2),
+                        rs.getString(3),
+                        rs.getString(4),
+                        rs.getInt(5),
+                        rs.getInt(6),
+                        Sql.instant(rs.getTimestamp(7)),
+                        rs.getString(8),
+                        rs.getTimestamp(9).toInstant(),
+                        Sql.instant(rs.getTimestamp(10)),
+                        rs.getString(11),
+                        attempts(c, id)));
+            }
+        }
+    }
+
+    private List<JobDetails.Attempt> attempts(Connection c, long id) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT attempt, worker, started_at, finished_at, outcome,"
+                        + " status_code, error, duration_ms FROM outbox_attempt WHERE job_id = ? ORDER BY finished_at, attempt")) {
+            ps.setLong(1, id);
+            List<JobDetails.Attempt> attempts = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    attempts.add(new JobDetails.Attempt(
+                            rs.getInt(1),
+                            rs.getString(2),
+                            Sql.instant(rs.getTimestamp(3)),
+                            rs.getTimestamp(4).toInstant(),
+                            rs.getString(5),
+                            (Integer) rs.getObject(6),
+                            rs.getString(7),
+                            (Long) rs.getObject(8)));
+                }
+            }
+            return attempts;
+        }
+    }
+
+    /** A WHERE clause over outbox_dead_letter with its parameters, built from a filter. */
+    private record Where(String sql, List<Object> params) {
+        static Where of(DeadLetterFilter f) {
+            StringBuilder sql = new StringBuilder(" WHERE true");
+            List<Object> params = new ArrayList<>();
+            f.queue().ifPresent(v -> add(sql, params, " AND queue = ?", v));
+            f.kind().ifPresent(v -> add(sql, params, " AND kind = ?", v));
+            f.endpoint().ifPresent(v -> add(sql, params, " AND endpoint = ?", v));
+            f.errorContains().ifPresent(v -> add(sql, params, " AND strpos(lower(last_error), lower(?)) > 0", v));
+            f.deadFrom().ifPresent(v -> add(sql, params, " AND dead_at >= ?", java.sql.Timestamp.from(v)));
+            f.deadTo().ifPresent(v -> add(sql, params, " AND dead_at < ?", java.sql.Timestamp.from(v)));
+            return new Where(sql.toString(), params);
+        }
+
+        private static void add(StringBuilder sql, List<Object> params, String clause, Object value) {
+            sql.append(clause);
+            params.add(value);
+        }
+
+        int bind(PreparedStatement ps, int from) throws SQLException {
+            int i = from;
+            for (Object p : params) {
+                ps.setObject(i++, p);
+            }
+            return i;
+        }
+    }
+
+    public List<DeadLetter> deadLetters(Connection c, DeadLetterFilter filter, int limit) throws SQLException {
+        Where where = Where.of(filter);
+        String sql = "SELECT id, queue, kind, endpoint, idempotency_key, attempts, max_attempts, last_error,"
+                + " created_at, dead_at FROM outbox_dead_letter" + where.sql()
+                + " ORDER BY dead_at DESC, id DESC LIMIT ?";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setInt(where.bind(ps, 1), limit);
+            List<DeadLetter> letters = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    letters.add(new DeadLetter(
+                            rs.getLong(1),
+                            rs.getString(2),
+                            rs.getString(3),
+                            rs.getString(4),
+                            rs.getString(5),
+                            rs.getInt(6),
+                            rs.getInt(7),
+                            rs.getString(8),
+                            rs.getTimestamp(9).toInstant(),
+                            rs.getTimestamp(10).toInstant()));
+                }
+            }
+            return letters;
+        }
+    }
+
+    public long deadLetterCount(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM outbox_dead_letter");
+                ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    public int replay(Connection c, long id) throws SQLException {
+        return replay(c, " WHERE id = ?", List.of(id));
+    }
+
+    public int replay(Connection c, DeadLetterFilter filter) throws SQLException {
+        Where where = Where.of(filter);
+        return replay(c, where.sql(), where.params());
+    }
+
+    private int replay(Connection c, String where, List<Object> params) throws SQLException {
+        String sql = "WITH r AS (DELETE FROM outbox_dead_letter" + where + " RETURNING *)"
+                + " INSERT INTO outbox_job (" + REPLAY_COLUMNS + ", state, attempts, run_at, created_at)"
+                + " SELECT " + REPLAY_COLUMNS + ", 'pending', 0, now(), created_at FROM r";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            new Where(where, params).bind(ps, 1);
+            return ps.executeUpdate();
+        }
+    }
+
+    public int purge(Connection c, DeadLetterFilter filter) throws SQLException {
+        Where where = Where.of(filter);
+        try (PreparedStatement ps = c.prepareStatement("DELETE FROM outbox_dead_letter" + where.sql())) {
+            where.bind(ps, 1);
+            return ps.executeUpdate();
+        }
+    }
+
+    public boolean cancel(Connection c, long id) throws SQLException {
+        String sql = "WITH x AS (DELETE FROM outbox_job WHERE id = ? AND state IN ('pending', 'retry') RETURNING *)"
+                + " INSERT INTO outbox_job_archive (" + JobStore.ARCHIVE_COLUMNS + ")"
+                + " SELECT id, queue, kind, endpoint, ordering_key, idempotency_key, fire_key, payload, headers,"
+                + " priority, 'cancelled', attempts, max_attempts, last_error, created_at, started_at, now() FROM x";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setLong(1, id);
+            return ps.executeUpdate() > 0;
+        }
+    }
+
+    public Void setPaused(Connection c, String queue, boolean paused) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO outbox_queue (name, paused) VALUES (?, ?)"
+                + " ON CONFLICT (name) DO UPDATE SET paused = excluded.paused, updated_at = now()")) {
+            ps.setString(1, queue);
+            ps.setBoolean(2, paused);
+            ps.executeUpdate();
+        }
+        return null;
+    }
+
+    public List<QueueStats> queueStats(Connection c) throws SQLException {
+        String sql = "WITH live AS (SELECT queue,"
+                + "   count(*) FILTER (WHERE state IN ('pending', 'retry') AND run_at <= now()) AS due,"
+                + "   count(*) FILTER (WHERE state IN ('pending', 'retry') AND run_at > now()) AS scheduled,"
+                + "   count(*) FILTER (WHERE state = 'running') AS running,"
+                + "   min(run_at) FILTER (WHERE state IN ('pending', 'retry') AND run_at <= now()) AS oldest"
+                + "   FROM outbox_job GROUP BY queue),"
+                + " dead AS (SELECT queue, count(*) AS dead FROM outbox_dead_letter GROUP BY queue),"
+                + " names AS (SELECT queue FROM live UNION SELECT queue FROM dead UNION SELECT name FROM outbox_queue)"
+                + " SELECT n.queue, coalesce(l.due, 0), coalesce(l.scheduled, 0), coalesce(l.running, 0),"
+                + "   coalesce(extract(epoch FROM now() - l.oldest) * 1000, 0)::bigint, coalesce(d.dead, 0),"
+                + "   coalesce(q.paused, false)"
+                + " FROM names n LEFT JOIN live l ON l.queue = n.queue LEFT JOIN dead d ON d.queue = n.queue"
+                + " LEFT JOIN outbox_queue q ON q.name = n.queue ORDER BY n.queue";
+        try (PreparedStatement ps = c.prepareStatement(sql);
+                ResultSet rs = ps.executeQuery()) {
+            List<QueueStats> stats = new ArrayList<>();
+            while (rs.next()) {
+                stats.add(new QueueStats(
+                        rs.getString(1),
+                        rs.getLong(2),
+                        rs.getLong(3),
+                        rs.getLong(4),
+                        Duration.ofMillis(Math.max(0, rs.getLong(5))),
+                        rs.getLong(6),
+                        rs.getBoolean(7)));
+            }
+            return stats;
+        }
+    }
+}

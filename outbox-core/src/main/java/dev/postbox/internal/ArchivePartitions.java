@@ -1,0 +1,125 @@
+package dev.postbox.internal;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Maintenance service for {@code outbox_job_archive}: creates the daily partitions ahead of time
+ * (UTC days, database clock) and drops whole partitions past the retention period. Retention is
+ * never a mass DELETE. Dead letters live in their own table and are not touched.
+ */
+public final class ArchivePartitions implements Runnable {
+
+    private static final Logger log = LoggerFactory.getLogger(ArchivePartitions.class);
+    private static final DateTimeFormatter DAY = DateTimeFormatter.BASIC_ISO_DATE;
+    private static final Pattern PARTITION = Pattern.compile("outbox_job_archive_p(\\d{8})");
+    /** Serialises maintenance across nodes: pg_try_advisory_xact_lock key. */
+    private static final long LOCK_KEY = 0x706f7374626f7801L;
+
+    private final DataSource dataSource;
+    private final int daysAhead;
+    private final Duration retention;
+
+    public ArchivePartitions(DataSource dataSource, int daysAhead, Duration retention) {
+        this.dataSource = dataSource;
+        this.daysAhead = daysAhead;
+        this.retention = retention;
+    }
+
+    @Override
+    public void run() {
+        try {
+            maintain();
+        } catch (SQLException | RuntimeException e) {
+            log.warn("Archive partition maintenance failed; it runs again at the next interval", e);
+        }
+    }
+
+    /** Creates missing partitions and drops expired ones; returns the dropped partition names. */
+    public List<String> maintain() throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                if (!tryLock(c)) {
+                    c.rollback();
+                    return List.of();
+                }
+                LocalDate today = today(c);
+                for (int d = 0; d <= daysAhead; d++) {
+                    create(c, today.plusDays(d));
+                }
+                List<String> dropped = dropBefore(c, today.minusDays(Math.max(1, retention.toDays())));
+                c.commit();
+                return dropped;
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        }
+    }
+
+    private static boolean tryLock(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT pg_try_advisory_xact_lock(?)")) {
+            ps.setLong(1, LOCK_KEY);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
+    }
+
+    private static LocalDate today(Connection c) throws SQLException {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT (now() AT TIME ZONE 'UTC')::date")) {
+            rs.next();
+            return rs.getObject(1, LocalDate.class);
+        }
+    }
+
+    private static void create(Connection c, LocalDate day) throws SQLException {
+        // The name and bounds are formatted from a LocalDate: digits only, no user input.
+        String sql = "CREATE TABLE IF NOT EXISTS outbox_job_archive_p" + DAY.format(day)
+                + " PARTITION OF outbox_job_archive FOR VALUES FROM ('" + day + " 00:00:00+00') TO ('"
+                + day.plusDays(1) + " 00:00:00+00')";
+        try (Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
+    /** Drops the partitions whose whole day lies before {@code firstKept}. */
+    private static List<String> dropBefore(Connection c, LocalDate firstKept) throws SQLException {
+        List<String> expired = new ArrayList<>();
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT child.relname FROM pg_inherits i"
+                        + " JOIN pg_class parent ON parent.oid = i.inhparent"
+                        + " JOIN pg_class child ON child.oid = i.inhrelid"
+                        + " WHERE parent.relname = 'outbox_job_archive'")) {
+            while (rs.next()) {
+                Matcher m = PARTITION.matcher(rs.getString(1));
+                if (m.matches() && LocalDate.parse(m.group(1), DAY).isBefore(firstKept)) {
+                    expired.add(rs.getString(1));
+                }
+            }
+        }
+        for (String name : expired) {
+            try (Statement s = c.createStatement()) {
+                s.execute("DROP TABLE " + name);
+            }
+            log.info("Dropped archive partition {} (retention reached)", name);
+        }
+        return expired;
+    }
+}

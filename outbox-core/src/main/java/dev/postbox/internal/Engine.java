@@ -1,0 +1,256 @@
+package dev.postbox.internal;
+
+import dev.postbox.AttemptLogLevel;
+import dev.postbox.HandlerRegistration;
+import dev.postbox.PostboxConfig;
+import dev.postbox.PostboxListener;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Wires and runs the relay: dispatcher, workers, completion batcher, LISTEN connection, and the
+ * maintenance services (heartbeat, rescuer, partitions, key cleaner, worker registry).
+ */
+public final class Engine {
+
+    private static final Logger log = LoggerFactory.getLogger(Engine.class);
+
+    private final DataSource dataSource;
+    private final PostboxConfig config;
+    private final PostboxListener listener;
+    private final JobStore store;
+    private final InFlight inFlight = new InFlight();
+    private final Dispatcher dispatcher;
+    private final CompletionBatcher completions;
+    private final JobRunner runner;
+    private final Rescuer rescuer;
+    private final List<Worker> workers = new ArrayList<>();
+    private final List<Thread> threads = new ArrayList<>();
+    private NotificationListener notifications;
+    private ScheduledExecutorService maintenance;
+    private WorkerRegistry registry;
+    private volatile boolean running;
+
+    public Engine(
+            DataSource dataSource,
+            PlatformTransactionManager transactionManager,
+            Map<String, HandlerRegistration> handlers,
+            JobStore store,
+            PostboxListener listener,
+            PostboxConfig config) {
+        this.dataSource = dataSource;
+        this.config = config;
+        this.listener = listener;
+        this.store = store;
+        this.dispatcher = new Dispatcher(dataSource, store, inFlight, listener, config);
+        this.completions = new CompletionBatcher(
+                dataSource,
+                store,
+                inFlight,
+                listener,
+                config.completionBatchSize(),
+                config.completionFlushInterval(),
+                config.attemptLog() == AttemptLogLevel.ALL);
+        this.runner = new JobRunner(
+                Map.copyOf(handlers),
+                dataSource,
+                new TransactionTemplate(transactionManager),
+                store,
+                completions,
+                inFlight,
+                listener,
+                config);
+        this.rescuer = new Rescuer(dataSource, store, listener, config);
+    }
+
+    public synchronized void start() {
+        if (running) {
+            return;
+        }
+        running = true;
+        ThreadFactory platform = daemonThreads("postbox-worker-");
+        ThreadFactory workerThreads = config.workerThreadFactory() != null ? config.workerThreadFactory() : platform;
+        for (int i = 0; i < config.concurrency(); i++) {
+            Worker worker = new Worker(dispatcher.buffer(), runner, dispatcher);
+            workers.add(worker);
+            Thread t = workerThreads.newThread(worker);
+            threads.add(t);
+            t.start();
+        }
+        start(daemonThreads("postbox-completions-").newThread(completions));
+        start(daemonThreads("postbox-dispatcher-").newThread(dispatcher));
+        if (config.listenNotify()) {
+            notifications = new NotificationListener(dataSource, dispatcher::wake, config.pollInterval());
+            start(daemonThreads("postbox-listen-").newThread(notifications));
+        }
+        registry = new WorkerRegistry(dataSource, config);
+        maintenance = Executors.newScheduledThreadPool(1, daemonThreads("postbox-maintenance-"));
+        schedule(new Heartbeat(dataSource, store, inFlight, config), config.heartbeatInterval());
+        schedule(rescuer, config.rescueInterval());
+        schedule(
+                new ArchivePartitions(dataSource, config.partitionsAhead(), config.archiveRetention()),
+                config.maintenanceInterval());
+        schedule(new IdempotencyKeyCleaner(dataSource), config.maintenanceInterval());
+        schedule(registry, config.heartbeatInterval());
+        log.info(
+                "Postbox worker {} started: queues {}, concurrency {}",
+                config.workerId(),
+                config.queues(),
+                config.concurrency());
+    }
+
+    private void start(Thread t) {
+        threads.add(t);
+        t.start();
+    }
+
+    private void schedule(Runnable task, Duration interval) {
+        maintenance.scheduleWithFixedDelay(task, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Graceful stop: no new claims; jobs claimed but not started are released without charging an
+     * attempt; running jobs get the grace period to finish; completions are flushed.
+     */
+    public synchronized void stop() {
+        if (!running) {
+            return;
+        }
+        running = false;
+        dispatcher.stop();
+        workers.forEach(Worker::stop);
+        releaseUnstarted();
+        long deadline = System.nanoTime() + config.shutdownGrace().toNanos();
+        for (Thread t : threads) {
+            if (t.getName().startsWith("postbox-completions-")) {
+                continue;
+            }
+            joinUntil(t, deadline);
+        }
+        releaseUnstarted();
+        completions.stop();
+        for (Thread t : threads) {
+            if (t.getName().startsWith("postbox-completions-")) {
+                joinUntil(t, System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
+            }
+        }
+        if (notifications != null) {
+            notifications.stop();
+        }
+        maintenance.shutdownNow();
+        registry.deregister();
+        for (Thread t : threads) {
+            if (t.isAlive()) {
+                t.interrupt();
+            }
+        }
+        threads.clear();
+        workers.clear();
+        log.info("Postbox worker {} stopped", config.workerId());
+    }
+
+    private void releaseUnstarted() {
+        List<ClaimedJob> unstarted = dispatcher.drainUnstarted();
+        if (unstarted.isEmpty()) {
+            return;
+        }
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            List<Long> released = store.snooze(
+                    c,
+                    unstarted,
+                    Duration.ZERO,
+                    config.workerId(),
+                    "released at shutdown",
+                    config.attemptLog() != AttemptLogLevel.NONE);
+            log.info("Released {} claimed but unstarted jobs at shutdown", released.size());
+        } catch (SQLException e) {
+            log.warn("Releasing {} unstarted jobs failed; their leases expire and they run again", unstarted.size(), e);
+        } finally {
+            unstarted.forEach(inFlight::remove);
+        }
+    }
+
+    private static void joinUntil(Thread t, long deadlineNanos) {
+        long remaining = deadlineNanos - System.nanoTime();
+        try {
+            if (remaining > 0) {
+                t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining)));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    public boolean isRunning() {
+        return running;
+    }
+
+    /**
+     * Claims and runs due jobs in the calling thread until none is due; returns how many ran. For
+     * tests and tools; do not combine with a started engine on the same queues.
+     */
+    public int runDueJobs() {
+        int ran = 0;
+        try {
+            while (true) {
+                List<ClaimedJob> jobs = new ArrayList<>();
+                for (String queue : config.queues()) {
+                    try (Connection c = dataSource.getConnection()) {
+                        c.setAutoCommit(true);
+                        jobs.addAll(store.claim(
+                                c, queue, config.claimBatchSize(), config.workerId(), config.visibilityTimeout()));
+                    }
+                }
+                if (jobs.isEmpty()) {
+                    return ran;
+                }
+                inFlight.add(jobs);
+                for (ClaimedJob job : jobs) {
+                    runner.run(job);
+                    ran++;
+                }
+                completions.flushNow();
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("Running due jobs failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** Runs one rescue pass now (tests, tools). */
+    public JobStore.Rescued rescueNow() {
+        try {
+            return rescuer.rescueAll();
+        } catch (SQLException e) {
+            throw new IllegalStateException("Rescuing expired leases failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** Number of claims this engine holds right now. */
+    public int heldClaims() {
+        return inFlight.size();
+    }
+
+    private static ThreadFactory daemonThreads(String prefix) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, prefix + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+}

@@ -1,0 +1,38 @@
+package dev.postbox.internal;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Maintenance service: deletes idempotency keys whose dedup window has passed, in small batches. */
+final class IdempotencyKeyCleaner implements Runnable {
+
+    private static final Logger log = LoggerFactory.getLogger(IdempotencyKeyCleaner.class);
+    private static final String DELETE = "DELETE FROM outbox_idempotency_key WHERE idempotency_key IN ("
+            + " SELECT idempotency_key FROM outbox_idempotency_key WHERE expires_at < now()"
+            + " LIMIT 5000 FOR UPDATE SKIP LOCKED)";
+
+    private final DataSource dataSource;
+
+    IdempotencyKeyCleaner(DataSource dataSource) {
+        this.dataSource = dataSource;
+    }
+
+    @Override
+    public void run() {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            int deleted;
+            do {
+                try (PreparedStatement ps = c.prepareStatement(DELETE)) {
+                    deleted = ps.executeUpdate();
+                }
+            } while (deleted == 5000);
+        } catch (SQLException | RuntimeException e) {
+            log.warn("Cleaning expired idempotency keys failed; next pass at the next interval", e);
+        }
+    }
+}

@@ -1,0 +1,325 @@
+package dev.postbox.internal;
+
+import dev.postbox.Job;
+import dev.postbox.JsonCodec;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The SQL of the lease lifecycle on {@code outbox_job}: claim, complete, fail, dead-letter,
+ * snooze/release, heartbeat and rescue. Every write after the claim presents the claim's fencing
+ * token; a stale token matches no row and changes nothing.
+ */
+public final class JobStore {
+
+    static final String ARCHIVE_COLUMNS = "id, queue, kind, endpoint, ordering_key, idempotency_key, fire_key,"
+            + " payload, headers, priority, state, attempts, max_attempts, last_error, created_at, started_at,"
+            + " finished_at";
+    static final String DEAD_COLUMNS = "id, queue, kind, endpoint, ordering_key, idempotency_key, fire_key,"
+            + " payload, headers, priority, attempts, max_attempts, last_error, created_at, started_at, dead_at";
+    private static final String COPY_COLUMNS =
+            "id, queue, kind, endpoint, ordering_key, idempotency_key, fire_key, payload, headers, priority";
+
+    /**
+     * Claim order is {@code sort_at} (run_at shifted earlier by priority seconds). The index scan is
+     * bounded by {@code sort_at <= now() + 100 s} (the highest priority), so jobs scheduled far in
+     * the future are never read; {@code run_at <= now()} then filters the few near-future ones.
+     */
+    private static final String CLAIM = "WITH candidates AS ("
+            + " SELECT j.id FROM outbox_job j"
+            + "  WHERE j.queue = ? AND j.state IN ('pending', 'retry')"
+            + "    AND j.sort_at <= now() + interval '100 seconds' AND j.run_at <= now()"
+            + "    AND (j.ordering_key IS NULL OR NOT EXISTS ("
+            + "         SELECT 1 FROM outbox_job h WHERE h.ordering_key = j.ordering_key AND h.id < j.id))"
+            + "    AND NOT EXISTS (SELECT 1 FROM outbox_queue q WHERE q.name = ? AND q.paused)"
+            + "  ORDER BY j.sort_at, j.id"
+            + "  LIMIT ?"
+            + "  FOR UPDATE SKIP LOCKED)"
+            + " UPDATE outbox_job j SET state = 'running', attempts = j.attempts + 1, lease_owner = ?,"
+            + "   lease_token = nextval('outbox_lease_token_seq'),"
+            + "   lease_until = now() + ?::bigint * interval '1 millisecond', started_at = now()"
+            + "  FROM candidates c WHERE j.id = c.id"
+            + " RETURNING j.id, j.queue, j.kind, j.payload::text, j.idempotency_key, j.ordering_key, j.endpoint,"
+            + "   j.attempts, j.max_attempts, j.headers::text, j.created_at, j.lease_token, coalesce(j.expires_at < now(), false)";
+
+    private static final String FINISH = "WITH c AS (SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::bigint[])"
+            + "   AS c(id, token, duration_ms)),"
+            + " done AS (DELETE FROM outbox_job j USING c"
+            + "   WHERE j.id = c.id AND j.lease_token = c.token AND j.state = 'running'"
+            + "   RETURNING j.*, c.duration_ms),"
+            + " archived AS (INSERT INTO outbox_job_archive (" + ARCHIVE_COLUMNS + ")"
+            + "   SELECT " + COPY_COLUMNS + ", ?, attempts, max_attempts, last_error, created_at, started_at, now()"
+            + "   FROM done),"
+            + " logged AS (INSERT INTO outbox_attempt"
+            + "   (job_id, attempt, worker, lease_token, started_at, outcome, duration_ms)"
+            + "   SELECT id, attempts, lease_owner, lease_token, started_at, 'done', duration_ms FROM done WHERE ?)"
+            + " SELECT id FROM done";
+
+    private static final String RETRY = "WITH f AS (UPDATE outbox_job SET state = 'retry',"
+            + "   run_at = now() + ?::bigint * interval '1 millisecond', last_error = ?,"
+            + "   lease_owner = NULL, lease_token = NULL, lease_until = NULL"
+            + "   WHERE id = ? AND lease_token = ? AND state = 'running'"
+            + "   RETURNING id, attempts, started_at),"
+            + " logged AS (INSERT INTO outbox_attempt (job_id, attempt, worker, lease_token, started_at, outcome,"
+            + "   error, duration_ms, status_code, detail)"
+            + "   SELECT id, attempts, ?, ?, started_at, 'retry', ?, ?, ?, ?::jsonb FROM f WHERE ?)"
+            + " SELECT count(*) FROM f";
+
+    private static final String DEAD = "WITH d AS (DELETE FROM outbox_job"
+            + "   WHERE id = ? AND lease_token = ? AND state = 'running' RETURNING *),"
+            + " dl AS (INSERT INTO outbox_dead_letter (" + DEAD_COLUMNS + ")"
+            + "   SELECT " + COPY_COLUMNS + ", attempts, max_attempts, ?, created_at, started_at, now() FROM d),"
+            + " logged AS (INSERT INTO outbox_attempt (job_id, attempt, worker, lease_token, started_at, outcome,"
+            + "   error, duration_ms, status_code, detail)"
+            + "   SELECT id, attempts, lease_owner, lease_token, started_at, 'dead', ?, ?, ?, ?::jsonb FROM d WHERE ?)"
+            + " SELECT count(*) FROM d";
+
+    /** Puts jobs back without charging the attempt taken at claim time. */
+    private static final String SNOOZE = "WITH c AS (SELECT * FROM unnest(?::bigint[], ?::bigint[]) AS c(id, token)),"
+            + " r AS (UPDATE outbox_job j"
+            + "   SET state = CASE WHEN j.attempts <= 1 THEN 'pending' ELSE 'retry' END,"
+            + "     attempts = j.attempts - 1, run_at = now() + ?::bigint * interval '1 millisecond',"
+            + "     lease_owner = NULL, lease_token = NULL, lease_until = NULL"
+            + "   FROM c WHERE j.id = c.id AND j.lease_token = c.token AND j.state = 'running'"
+            + "   RETURNING j.id, j.attempts, c.token, j.started_at),"
+            + " logged AS (INSERT INTO outbox_attempt (job_id, attempt, worker, lease_token, started_at, outcome, error)"
+            + "   SELECT id, attempts + 1, ?, token, started_at, 'released', ? FROM r WHERE ?)"
+            + " SELECT id FROM r";
+
+    /** Skips rows locked by a concurrent completion: those are finishing anyway. */
+    private static final String HEARTBEAT = "WITH c AS (SELECT j.id FROM outbox_job j"
+            + "   JOIN unnest(?::bigint[], ?::bigint[]) AS t(id, token) ON j.id = t.id AND j.lease_token = t.token"
+            + "   WHERE j.state = 'running' FOR UPDATE OF j SKIP LOCKED)"
+            + " UPDATE outbox_job j SET lease_until = now() + ?::bigint * interval '1 millisecond'"
+            + "  FROM c WHERE j.id = c.id";
+
+    private static final String RESCUE = "WITH expired AS (SELECT id, lease_owner, lease_token, started_at"
+            + "   FROM outbox_job WHERE state = 'running' AND lease_until < now()"
+            + "   ORDER BY lease_until LIMIT ? FOR UPDATE SKIP LOCKED),"
+            + " dead AS (DELETE FROM outbox_job j USING expired e"
+            + "   WHERE j.id = e.id AND j.attempts >= j.max_attempts RETURNING j.*),"
+            + " dl AS (INSERT INTO outbox_dead_letter (" + DEAD_COLUMNS + ")"
+            + "   SELECT " + COPY_COLUMNS + ", attempts, max_attempts,"
+            + "     'lease expired on attempt ' || attempts || ' of ' || max_attempts"
+            + "       || ': worker ' || coalesce(lease_owner, '?') || ' stopped or hung', created_at, started_at, now()"
+            + "   FROM dead),"
+            + " retried AS (UPDATE outbox_job j SET state = 'retry',"
+            + "   run_at = now() + floor(random() * least(?::bigint, ?::bigint * power(2, least(j.attempts - 1, 30))))"
+            + "     * interval '1 millisecond',"
+            + "   last_error = 'lease expired on attempt ' || j.attempts || ': worker ' || coalesce(e.lease_owner, '?')"
+            + "     || ' stopped or hung',"
+            + "   lease_owner = NULL, lease_token = NULL, lease_until = NULL"
+            + "   FROM expired e WHERE j.id = e.id AND j.attempts < j.max_attempts RETURNING j.id, j.attempts),"
+            + " logged AS (INSERT INTO outbox_attempt (job_id, attempt, worker, lease_token, started_at, outcome, error)"
+            + "   SELECT e.id, coalesce(r.attempts, d.attempts), e.lease_owner, e.lease_token, e.started_at,"
+            + "     'lease_expired', 'lease expired' FROM expired e"
+            + "   LEFT JOIN retried r ON r.id = e.id LEFT JOIN dead d ON d.id = e.id"
+            + "   WHERE ? AND (r.id IS NOT NULL OR d.id IS NOT NULL))"
+            + " SELECT (SELECT count(*) FROM retried), (SELECT count(*) FROM dead)";
+
+    private final JsonCodec codec;
+
+    public JobStore(JsonCodec codec) {
+        this.codec = codec;
+    }
+
+    public List<ClaimedJob> claim(Connection c, String queue, int limit, String workerId, Duration lease)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(CLAIM)) {
+            ps.setString(1, queue);
+            ps.setString(2, queue);
+            ps.setInt(3, limit);
+            ps.setString(4, workerId);
+            ps.setLong(5, lease.toMillis());
+            List<ClaimedJob> jobs = new ArrayList<>(limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    jobs.add(readClaimed(rs));
+                }
+            }
+            return jobs;
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private ClaimedJob readClaimed(ResultSet rs) throws SQLException {
+        String headersJson = rs.getString(10);
+        Map<String, String> headers = headersJson == null ? Map.of() : codec.fromJson(headersJson, Map.class);
+        Job job = new Job(
+                rs.getLong(1),
+                rs.getString(2),
+                rs.getString(3),
+                rs.getString(4),
+                rs.getString(5),
+                rs.getString(6),
+                rs.getString(7),
+                rs.getInt(8),
+                rs.getInt(9),
+                headers,
+                rs.getTimestamp(11).toInstant(),
+                codec);
+        return new ClaimedJob(job, rs.getLong(12), rs.getBoolean(13));
+    }
+
+    /** One finished job with its fencing token and handler duration. */
+    public record Completion(long id, long token, long durationMillis) {}
+
+    /**
+     * Moves the jobs whose tokens still hold to the archive in state {@code done} or {@code expired};
+     * returns the ids that were finished (the others were fenced off).
+     */
+    public List<Long> finish(Connection c, Collection<Completion> completions, String state, boolean logAttempts)
+            throws SQLException {
+        List<Long> ids = new ArrayList<>(completions.size());
+        List<Long> tokens = new ArrayList<>(completions.size());
+        List<Long> durations = new ArrayList<>(completions.size());
+        for (Completion completion : completions) {
+            ids.add(completion.id());
+            tokens.add(completion.token());
+            durations.add(completion.durationMillis());
+        }
+        try (PreparedStatement ps = c.prepareStatement(FINISH)) {
+            ps.setArray(1, Sql.bigints(c, ids));
+            ps.setArray(2, Sql.bigints(c, tokens));
+            ps.setArray(3, Sql.bigints(c, durations));
+            ps.setString(4, state);
+            ps.setBoolean(5, logAttempts);
+            List<Long> finished = new ArrayList<>(completions.size());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    finished.add(rs.getLong(1));
+                }
+            }
+            return finished;
+        }
+    }
+
+    /** What an attempt leaves in the log beyond its outcome. */
+    public record AttemptRecord(
+            String workerId,
+            String error,
+            long durationMillis,
+            @Nullable Integer statusCode,
+            @Nullable String detailJson) {}
+
+    /** Schedules a retry after {@code delay}; {@code false} when the token was stale. */
+    public boolean retry(Connection c, ClaimedJob claimed, Duration delay, AttemptRecord attempt, boolean log)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(RETRY)) {
+            ps.setLong(1, delay.toMillis());
+            ps.setString(2, Sql.errorText(attempt.error()));
+            ps.setLong(3, claimed.id());
+            ps.setLong(4, claimed.token());
+            ps.setString(5, attempt.workerId());
+            ps.setLong(6, claimed.token());
+            bindAttempt(ps, 7, attempt);
+            ps.setBoolean(11, log);
+            return count(ps) > 0;
+        }
+    }
+
+    /** Moves the job to the dead letters; {@code false} when the token was stale. */
+    public boolean dead(Connection c, ClaimedJob claimed, AttemptRecord attempt, boolean log) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(DEAD)) {
+            ps.setLong(1, claimed.id());
+            ps.setLong(2, claimed.token());
+            ps.setString(3, Sql.errorText(attempt.error()));
+            bindAttempt(ps, 4, attempt);
+            ps.setBoolean(8, log);
+            return count(ps) > 0;
+        }
+    }
+
+    private static void bindAttempt(PreparedStatement ps, int i, AttemptRecord attempt) throws SQLException {
+        ps.setString(i, Sql.errorText(attempt.error()));
+        ps.setLong(i + 1, attempt.durationMillis());
+        if (attempt.statusCode() == null) {
+            ps.setNull(i + 2, Types.INTEGER);
+        } else {
+            ps.setInt(i + 2, attempt.statusCode());
+        }
+        ps.setString(i + 3, attempt.detailJson());
+    }
+
+    /**
+     * Returns jobs to the queue after {@code delay} without charging their attempt (shutdown
+     * release, snooze, unknown kind); returns the ids put back.
+     */
+    public List<Long> snooze(
+            Connection c, Collection<ClaimedJob> jobs, Duration delay, String workerId, String reason, boolean log)
+            throws SQLException {
+        List<Long> ids = new ArrayList<>(jobs.size());
+        List<Long> tokens = new ArrayList<>(jobs.size());
+        for (ClaimedJob job : jobs) {
+            ids.add(job.id());
+            tokens.add(job.token());
+        }
+        try (PreparedStatement ps = c.prepareStatement(SNOOZE)) {
+            ps.setArray(1, Sql.bigints(c, ids));
+            ps.setArray(2, Sql.bigints(c, tokens));
+            ps.setLong(3, delay.toMillis());
+            ps.setString(4, workerId);
+            ps.setString(5, reason);
+            ps.setBoolean(6, log);
+            List<Long> released = new ArrayList<>(jobs.size());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    released.add(rs.getLong(1));
+                }
+            }
+            return released;
+        }
+    }
+
+    /** Extends the leases of the given claims; returns how many were extended. */
+    public int heartbeat(Connection c, Collection<ClaimedJob> jobs, Duration lease) throws SQLException {
+        List<Long> ids = new ArrayList<>(jobs.size());
+        List<Long> tokens = new ArrayList<>(jobs.size());
+        for (ClaimedJob job : jobs) {
+            ids.add(job.id());
+            tokens.add(job.token());
+        }
+        try (PreparedStatement ps = c.prepareStatement(HEARTBEAT)) {
+            ps.setArray(1, Sql.bigints(c, ids));
+            ps.setArray(2, Sql.bigints(c, tokens));
+            ps.setLong(3, lease.toMillis());
+            return ps.executeUpdate();
+        }
+    }
+
+    /** Counts of a rescue pass. */
+    public record Rescued(int retried, int dead) {}
+
+    /**
+     * Returns expired leases to the queue with a full-jitter delay, or to the dead letters when their
+     * budget is spent (attempts are charged at claim, so a job that kills its worker still ends).
+     */
+    public Rescued rescue(Connection c, int limit, Duration base, Duration cap, boolean log) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(RESCUE)) {
+            ps.setInt(1, limit);
+            ps.setLong(2, cap.toMillis());
+            ps.setLong(3, base.toMillis());
+            ps.setBoolean(4, log);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return new Rescued(rs.getInt(1), rs.getInt(2));
+            }
+        }
+    }
+
+    private static long count(PreparedStatement ps) throws SQLException {
+        try (ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+}

@@ -1,0 +1,174 @@
+package dev.postbox.internal;
+
+import dev.postbox.EnqueueResult;
+import dev.postbox.JobRequest;
+import dev.postbox.JsonCodec;
+import dev.postbox.PostboxConfig;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.ToIntFunction;
+
+/** The SQL of enqueue: one INSERT per job, deduplicated by idempotency key. */
+public final class JobWriter {
+
+    private static final String COLUMNS =
+            "queue, kind, endpoint, ordering_key, idempotency_key, fire_key, payload, headers, priority,"
+                    + " max_attempts, run_at, expires_at";
+    private static final String VALUES = "?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?,"
+            + " coalesce(?::timestamptz, now() + ?::bigint * interval '1 millisecond'), ?";
+
+    private static final String INSERT =
+            "INSERT INTO outbox_job (" + COLUMNS + ") VALUES (" + VALUES + ") RETURNING id";
+
+    /**
+     * Claims the key (or takes over an expired one) and inserts the job in one statement. When the
+     * key is live, returns the existing job id instead. A key committed by a concurrent transaction
+     * after this statement's snapshot yields no row; the caller then reads it with a new statement.
+     */
+    private static final String INSERT_WITH_KEY = "WITH key AS ("
+            + " INSERT INTO outbox_idempotency_key (idempotency_key, job_id, expires_at)"
+            + " VALUES (?, nextval('outbox_job_id_seq'), now() + ?::bigint * interval '1 millisecond')"
+            + " ON CONFLICT (idempotency_key) DO UPDATE"
+            + "   SET job_id = excluded.job_id, created_at = now(), expires_at = excluded.expires_at"
+            + "   WHERE outbox_idempotency_key.expires_at <= now()"
+            + " RETURNING job_id),"
+            + " job AS (INSERT INTO outbox_job (id, " + COLUMNS + ") SELECT key.job_id, " + VALUES
+            + " FROM key RETURNING id)"
+            + " SELECT id, true FROM job"
+            + " UNION ALL SELECT job_id, false FROM outbox_idempotency_key"
+            + "  WHERE idempotency_key = ? AND NOT EXISTS (SELECT 1 FROM key)";
+
+    private static final String EXISTING_KEY =
+            "SELECT job_id FROM outbox_idempotency_key WHERE idempotency_key = ? AND expires_at > now()";
+
+    private final JsonCodec codec;
+    private final PostboxConfig config;
+    private final ToIntFunction<String> maxAttemptsByKind;
+
+    /**
+     * @param maxAttemptsByKind the attempt budget of a kind whose request does not set one (the
+     *     handler's retry policy where this process knows it, else the default policy)
+     */
+    public JobWriter(JsonCodec codec, PostboxConfig config, ToIntFunction<String> maxAttemptsByKind) {
+        this.codec = codec;
+        this.config = config;
+        this.maxAttemptsByKind = maxAttemptsByKind;
+    }
+
+    /** Validates the request and turns its payload into JSON, with errors that name the job. */
+    public String payloadJson(JobRequest request) {
+        String json;
+        if (request.rawJson().isPresent()) {
+            json = request.rawJson().get();
+            try {
+                codec.validate(json);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(
+                        "job kind '" + request.kind() + "': " + e.getMessage(), e.getCause());
+            }
+        } else {
+            json = codec.toJson(request.payload().orElseThrow());
+        }
+        int bytes = json.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > config.maxPayloadBytes()) {
+            throw new IllegalArgumentException("job kind '" + request.kind() + "': payload is " + bytes
+                    + " bytes, more than maxPayloadBytes (" + config.maxPayloadBytes()
+                    + "). Store large data elsewhere and enqueue a reference, or raise postbox.max-payload-bytes.");
+        }
+        return json;
+    }
+
+    public EnqueueResult insert(Connection connection, JobRequest request) throws SQLException {
+        String payload = payloadJson(request);
+        String key = request.idempotencyKey().orElse(null);
+        if (key == null) {
+            try (PreparedStatement ps = connection.prepareStatement(INSERT)) {
+                bindJob(ps, 1, request, payload);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return new EnqueueResult(rs.getLong(1), true);
+                }
+            }
+        }
+        try (PreparedStatement ps = connection.prepareStatement(INSERT_WITH_KEY)) {
+            ps.setString(1, key);
+            ps.setLong(2, config.idempotencyWindow().toMillis());
+            int next = bindJob(ps, 3, request, payload);
+            ps.setString(next, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    return new EnqueueResult(rs.getLong(1), rs.getBoolean(2));
+                }
+            }
+        }
+        try (PreparedStatement ps = connection.prepareStatement(EXISTING_KEY)) {
+            ps.setString(1, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    return new EnqueueResult(rs.getLong(1), false);
+                }
+            }
+        }
+        throw new IllegalStateException("idempotency key '" + key + "' was taken by a concurrent transaction that"
+                + " has since expired or rolled back; retry the enqueue");
+    }
+
+    public List<EnqueueResult> insertAll(Connection connection, List<JobRequest> requests) throws SQLException {
+        List<EnqueueResult> results = new ArrayList<>(requests.size());
+        List<JobRequest> plain = new ArrayList<>();
+        List<String> plainPayloads = new ArrayList<>();
+        for (JobRequest request : requests) {
+            if (request.idempotencyKey().isEmpty()) {
+                plain.add(request);
+                plainPayloads.add(payloadJson(request));
+            }
+        }
+        long[] plainIds = new long[plain.size()];
+        if (!plain.isEmpty()) {
+            try (PreparedStatement ps = connection.prepareStatement(INSERT, new String[] {"id"})) {
+                for (int i = 0; i < plain.size(); i++) {
+                    bindJob(ps, 1, plain.get(i), plainPayloads.get(i));
+                    ps.addBatch();
+                }
+                ps.executeBatch();
+                try (ResultSet keys = ps.getGeneratedKeys()) {
+                    int i = 0;
+                    while (keys.next()) {
+                        plainIds[i++] = keys.getLong(1);
+                    }
+                }
+            }
+        }
+        int p = 0;
+        for (JobRequest request : requests) {
+            if (request.idempotencyKey().isEmpty()) {
+                results.add(new EnqueueResult(plainIds[p++], true));
+            } else {
+                results.add(insert(connection, request));
+            }
+        }
+        return results;
+    }
+
+    private int bindJob(PreparedStatement ps, int i, JobRequest r, String payload) throws SQLException {
+        ps.setString(i++, r.queue());
+        ps.setString(i++, r.kind());
+        ps.setString(i++, r.endpoint().orElse(null));
+        ps.setString(i++, r.orderingKey().orElse(null));
+        ps.setString(i++, r.idempotencyKey().orElse(null));
+        ps.setString(i++, r.fireKey().orElse(null));
+        ps.setString(i++, payload);
+        ps.setString(i++, r.headers().isEmpty() ? null : codec.toJson(r.headers()));
+        ps.setInt(i++, r.priority());
+        ps.setInt(i++, r.maxAttempts().orElseGet(() -> maxAttemptsByKind.applyAsInt(r.kind())));
+        Sql.setTimestamp(ps, i++, r.runAt().orElse(null));
+        ps.setLong(i++, r.delay().toMillis());
+        Sql.setTimestamp(ps, i++, r.expiresAt().orElse(null));
+        return i;
+    }
+}
