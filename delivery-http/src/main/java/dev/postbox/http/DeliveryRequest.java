@@ -1,0 +1,203 @@
+package dev.postbox.http;
+
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import okhttp3.Headers;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One job's delivery to one endpoint: what {@link HttpDelivery#deliver(DeliveryRequest)} sends. The
+ * same request is sent on every attempt; only {@code webhook-timestamp} and the signature change.
+ *
+ * <p>Immutable; build with {@link #builder()}.
+ */
+public final class DeliveryRequest {
+
+    /** Headers Postbox sets itself; endpoint headers may not override them (case-insensitive). */
+    public static final Set<String> RESERVED_HEADERS = Set.of(
+            "content-type",
+            "content-length",
+            "content-encoding",
+            "transfer-encoding",
+            "accept-encoding",
+            "connection",
+            "host",
+            "user-agent",
+            "idempotency-key",
+            "webhook-id",
+            "webhook-timestamp",
+            "webhook-signature",
+            "traceparent",
+            "tracestate");
+
+    private final String url;
+    private final String messageId;
+    private final byte[] body;
+    private final WebhookSigner signer;
+    private final @Nullable String traceparent;
+    private final Map<String, String> headers;
+    private final @Nullable EndpointTimeouts timeouts;
+
+    private DeliveryRequest(Builder builder) {
+        this.url = requireText("url", builder.url);
+        this.messageId = requireText("messageId", builder.messageId);
+        if (messageId.indexOf('.') >= 0) {
+            throw new IllegalArgumentException("messageId may not contain '.', it delimits the signed content");
+        }
+        this.body = Objects.requireNonNull(builder.body, "body may not be null");
+        this.signer = Objects.requireNonNull(builder.signer, "signer may not be null");
+        this.traceparent = builder.traceparent;
+        this.headers = Map.copyOf(builder.headers);
+        this.timeouts = builder.timeouts;
+        // Let OkHttp reject characters that are not allowed in header names or values, now rather than per attempt.
+        Headers.of(headers);
+        if (traceparent != null) {
+            Headers.of("traceparent", traceparent);
+        }
+        Headers.of("webhook-id", messageId);
+    }
+
+    /** A builder. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The endpoint URL. */
+    public String url() {
+        return url;
+    }
+
+    /** The job's stable key, sent as {@code Idempotency-Key} and {@code webhook-id} on every attempt. */
+    public String messageId() {
+        return messageId;
+    }
+
+    /** A copy of the JSON body bytes. */
+    public byte[] body() {
+        return body.clone();
+    }
+
+    byte[] bodyUnsafe() {
+        return body;
+    }
+
+    /** The signer holding the endpoint's active secrets. */
+    public WebhookSigner signer() {
+        return signer;
+    }
+
+    /** The W3C {@code traceparent} to propagate, or null. */
+    public @Nullable String traceparent() {
+        return traceparent;
+    }
+
+    /** Custom endpoint headers. */
+    public Map<String, String> headers() {
+        return headers;
+    }
+
+    /** Per-endpoint timeouts, or null to use the {@link HttpDelivery}'s defaults. */
+    public @Nullable EndpointTimeouts timeouts() {
+        return timeouts;
+    }
+
+    private static String requireText(String name, @Nullable String value) {
+        Objects.requireNonNull(value, name + " may not be null");
+        if (value.isBlank()) {
+            throw new IllegalArgumentException(name + " may not be blank");
+        }
+        return value;
+    }
+
+    /** Never prints the body or secrets. */
+    @Override
+    public String toString() {
+        return "DeliveryRequest[messageId=" + messageId + ", body=" + body.length + " bytes, headers="
+                + headers.keySet() + "]";
+    }
+
+    /** Builder of {@link DeliveryRequest}; {@code build()} validates and names the offending field. */
+    public static final class Builder {
+        private @Nullable String url;
+        private @Nullable String messageId;
+        private byte @Nullable [] body;
+        private @Nullable WebhookSigner signer;
+        private @Nullable String traceparent;
+        private final Map<String, String> headers = new LinkedHashMap<>();
+        private @Nullable EndpointTimeouts timeouts;
+
+        private Builder() {}
+
+        /** The endpoint URL (http or https). Required. */
+        public Builder url(String url) {
+            this.url = url;
+            return this;
+        }
+
+        /** The job's stable key; may not contain {@code '.'}. Required. */
+        public Builder messageId(String messageId) {
+            this.messageId = messageId;
+            return this;
+        }
+
+        /** The JSON body as bytes, sent and signed exactly as given. Required. */
+        public Builder body(byte[] body) {
+            this.body = Objects.requireNonNull(body, "body may not be null").clone();
+            return this;
+        }
+
+        /** The JSON body, encoded as UTF-8. */
+        public Builder body(String json) {
+            return body(Objects.requireNonNull(json, "body may not be null").getBytes(StandardCharsets.UTF_8));
+        }
+
+        /** The signer with the endpoint's active secrets. Required. */
+        public Builder signer(WebhookSigner signer) {
+            this.signer = signer;
+            return this;
+        }
+
+        /** The W3C trace context to propagate; optional. */
+        public Builder traceparent(@Nullable String traceparent) {
+            this.traceparent = traceparent;
+            return this;
+        }
+
+        /**
+         * Adds a custom endpoint header.
+         *
+         * @throws IllegalArgumentException if the name is one Postbox sets itself ({@link #RESERVED_HEADERS})
+         */
+        public Builder header(String name, String value) {
+            Objects.requireNonNull(name, "header name may not be null");
+            Objects.requireNonNull(value, "header " + name + " value may not be null");
+            if (RESERVED_HEADERS.contains(name.toLowerCase(Locale.ROOT))) {
+                throw new IllegalArgumentException(
+                        "headers may not override '" + name + "': Postbox sets it on every attempt");
+            }
+            headers.put(name, value);
+            return this;
+        }
+
+        /** Adds custom endpoint headers; see {@link #header(String, String)}. */
+        public Builder headers(Map<String, String> headers) {
+            Objects.requireNonNull(headers, "headers may not be null").forEach(this::header);
+            return this;
+        }
+
+        /** Per-endpoint timeouts; optional. */
+        public Builder timeouts(@Nullable EndpointTimeouts timeouts) {
+            this.timeouts = timeouts;
+            return this;
+        }
+
+        /** Builds the request. */
+        public DeliveryRequest build() {
+            return new DeliveryRequest(this);
+        }
+    }
+}

@@ -1,0 +1,35 @@
+package dev.postbox.http;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Per-endpoint timeouts of one attempt.
+ *
+ * @param connectTimeout TCP (and TLS) connect timeout
+ * @param readTimeout maximum inactivity while writing the request or reading the response
+ * @param callTimeout the whole attempt, from DNS to the last response byte read
+ */
+public record EndpointTimeouts(Duration connectTimeout, Duration readTimeout, Duration callTimeout) {
+
+    /** Connect 5 s, read 15 s, call 30 s. */
+    public static final EndpointTimeouts DEFAULTS =
+            new EndpointTimeouts(Duration.ofSeconds(5), Duration.ofSeconds(15), Duration.ofSeconds(30));
+
+    /** Validates that each timeout is positive. */
+    public EndpointTimeouts {
+        requirePositive("connectTimeout", connectTimeout);
+        requirePositive("readTimeout", readTimeout);
+        requirePositive("callTimeout", callTimeout);
+    }
+
+    private static void requirePositive(String name, Duration value) {
+        Objects.requireNonNull(value, name + " may not be null");
+        if (value.isNegative() || value.isZero()) {
+            throw new IllegalArgumentException(name + " must be positive, got " + value);
+        }
+        if (value.toMillis() > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(name + " must be below " + Integer.MAX_VALUE + " ms, got " + value);
+        }
+    }
+}

@@ -1,0 +1,225 @@
+package dev.postbox.http;
+
+import dev.postbox.http.internal.AddressClassifier;
+import dev.postbox.http.internal.AddressClassifier.Classification;
+import dev.postbox.http.internal.GuardedDns;
+import dev.postbox.http.internal.GuardedSocketFactory;
+import dev.postbox.http.internal.IpLiterals;
+import java.net.InetAddress;
+import java.net.Proxy;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import javax.net.SocketFactory;
+import okhttp3.Dns;
+import okhttp3.HttpUrl;
+import okhttp3.OkHttpClient;
+
+/**
+ * Server-side request forgery guard: Postbox delivers only to public addresses unless the {@link
+ * SsrfPolicy} allow-lists a destination.
+ *
+ * <p>Three checks, each needed:
+ *
+ * <ol>
+ *   <li>{@link #validateUrl(String) At enqueue time}, without DNS: the scheme, and a literal
+ *       forbidden address ({@code http://169.254.169.254/}) is refused with an error that names the
+ *       fix.
+ *   <li>{@link #dns(Dns) At resolution}: a host name resolving to any forbidden address is refused.
+ *   <li>{@link #socketFactory() At connect time}: the address actually connected to is checked
+ *       again, which catches IP literals (OkHttp does not resolve them) and DNS rebinding.
+ * </ol>
+ *
+ * {@link #configure(OkHttpClient.Builder)} installs the last two, disables redirects and proxies.
+ * Forbidden: loopback, private (RFC 1918, fc00::/7), link-local, CGNAT, multicast, unspecified,
+ * broadcast, documentation, benchmarking, cloud metadata and reserved ranges, and IPv6 forms that
+ * embed a forbidden IPv4 address (IPv4-mapped, IPv4-compatible, NAT64, 6to4, Teredo).
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class SsrfGuard {
+
+    /** The configuration property that allow-lists destinations, named in refusal messages. */
+    public static final String ALLOW_LIST_PROPERTY = "postbox.http.allow-list";
+
+    /** The configuration property that restricts delivery to https, named in refusal messages. */
+    public static final String HTTPS_ONLY_PROPERTY = "postbox.http.https-only";
+
+    private final SsrfPolicy policy;
+    private final SocketFactory guardedSockets;
+
+    private SsrfGuard(SsrfPolicy policy) {
+        this.policy = policy;
+        this.guardedSockets = new GuardedSocketFactory(this);
+    }
+
+    /** A guard enforcing {@code policy}. */
+    public static SsrfGuard of(SsrfPolicy policy) {
+        return new SsrfGuard(Objects.requireNonNull(policy, "policy may not be null"));
+    }
+
+    /** The policy enforced. */
+    public SsrfPolicy policy() {
+        return policy;
+    }
+
+    /** Decides whether Postbox may connect to {@code address}, considering the CIDR allow-list. */
+    public AddressVerdict check(InetAddress address) {
+        Objects.requireNonNull(address, "address may not be null");
+        Classification classification = AddressClassifier.classify(address);
+        AddressCategory category = classification.category();
+        String text = AddressClassifier.text(address);
+        String what = classification.explanation().isEmpty()
+                ? text + " is " + category.description()
+                : text + " is " + classification.explanation() + ", " + category.description();
+        if (category == AddressCategory.PUBLIC) {
+            return new AddressVerdict(address, category, true, what);
+        }
+        boolean metadata = category == AddressCategory.CLOUD_METADATA;
+        Optional<String> allowedBy = policy.allowingNetwork(address, metadata).map(Object::toString);
+        if (allowedBy.isPresent()) {
+            return new AddressVerdict(address, category, true, what + ", allow-listed by " + allowedBy.get());
+        }
+        return new AddressVerdict(address, category, false, what);
+    }
+
+    /**
+     * Decides whether Postbox may connect to {@code address} for a request to {@code host}: an
+     * allow-listed host name is trusted whatever it resolves to; otherwise as {@link
+     * #check(InetAddress)}.
+     */
+    public AddressVerdict check(String host, InetAddress address) {
+        Objects.requireNonNull(host, "host may not be null");
+        AddressVerdict verdict = check(address);
+        if (verdict.forbidden() && policy.allowsHost(host)) {
+            return new AddressVerdict(
+                    address, verdict.category(), true, verdict.reason() + ", host " + host + " is allow-listed");
+        }
+        return verdict;
+    }
+
+    /**
+     * Validates an endpoint URL at enqueue time, without any DNS lookup: it must be http(s) (https
+     * when the policy says so) and must not name a forbidden address literally. Host names are checked
+     * when they are resolved and connected to, at delivery time, since DNS answers change.
+     *
+     * @throws ForbiddenDestinationException naming the URL (without query or credentials) and the fix
+     */
+    public void validateUrl(String url) {
+        Objects.requireNonNull(url, "url may not be null");
+        HttpUrl parsed = HttpUrl.parse(url.strip());
+        if (parsed == null) {
+            throw new ForbiddenDestinationException(
+                    "Endpoint URL '" + abbreviate(url) + "' is not a valid http or https URL", null);
+        }
+        String shown = redact(parsed);
+        if (policy.httpsOnly() && !parsed.isHttps()) {
+            throw new ForbiddenDestinationException(
+                    "Endpoint URL " + shown + " uses plain http but " + HTTPS_ONLY_PROPERTY
+                            + " is set: use an https URL",
+                    null);
+        }
+        String host = parsed.host();
+        if (policy.allowsHost(host)) {
+            return;
+        }
+        String bareHost = host.endsWith(".") ? host.substring(0, host.length() - 1) : host;
+        if (IpLiterals.isAmbiguousNumericHost(bareHost)) {
+            throw new ForbiddenDestinationException(
+                    "Endpoint URL " + shown + " has the host '" + host + "', a non-canonical numeric IP address"
+                            + " that resolvers interpret differently; write the address as a dotted quad"
+                            + " (e.g. 93.184.215.14) or use a host name",
+                    null);
+        }
+        if (isLocalhostName(bareHost)) {
+            throw new ForbiddenDestinationException(
+                    "Endpoint URL " + shown + " points to '" + host + "', a loopback name; Postbox refuses"
+                            + " loopback, private and metadata destinations (SSRF guard). If this endpoint is"
+                            + " intentionally internal, add it to " + ALLOW_LIST_PROPERTY + " (e.g. " + host
+                            + ")",
+                    null);
+        }
+        Optional<InetAddress> literal = IpLiterals.parse(bareHost);
+        if (literal.isPresent()) {
+            AddressVerdict verdict = check(literal.get());
+            if (verdict.forbidden()) {
+                throw refusal(shown, verdict);
+            }
+        }
+    }
+
+    /** The exception {@link #validateUrl(String)} throws for a forbidden address. */
+    static ForbiddenDestinationException refusal(String shownUrl, AddressVerdict verdict) {
+        String example = AddressClassifier.text(verdict.address())
+                + (verdict.address().getAddress().length == 4 ? "/32" : "/128");
+        return new ForbiddenDestinationException(
+                "Endpoint URL " + shownUrl + " points to " + verdict.reason() + "; Postbox refuses loopback,"
+                        + " private, link-local and metadata destinations (SSRF guard). If this endpoint is"
+                        + " intentionally internal, add it to " + ALLOW_LIST_PROPERTY + " (e.g. " + example + ")",
+                verdict);
+    }
+
+    /** A resolver that delegates to {@code delegate} and refuses names resolving to a forbidden address. */
+    public Dns dns(Dns delegate) {
+        return new GuardedDns(this, Objects.requireNonNull(delegate, "delegate may not be null"));
+    }
+
+    /** A guarded system resolver. */
+    public Dns dns() {
+        return dns(Dns.SYSTEM);
+    }
+
+    /**
+     * A socket factory whose sockets refuse to connect to a forbidden address (the connect-time check).
+     * It applies the address rules and the CIDR allow-list; {@link #configure(OkHttpClient.Builder)}
+     * bypasses it for allow-listed host names.
+     */
+    public SocketFactory socketFactory() {
+        return guardedSockets;
+    }
+
+    /**
+     * Installs the guard on an OkHttp client: guarded DNS over {@code delegate}, connect-time checks,
+     * no proxy, no redirects.
+     */
+    public OkHttpClient.Builder configure(OkHttpClient.Builder builder, Dns delegate) {
+        return builder.dns(dns(delegate))
+                .socketFactory(guardedSockets)
+                .addInterceptor(chain -> policy.allowsHost(chain.request().url().host())
+                        ? chain.withSocketFactory(SocketFactory.getDefault()).proceed(chain.request())
+                        : chain.proceed(chain.request()))
+                .proxy(Proxy.NO_PROXY)
+                .followRedirects(false)
+                .followSslRedirects(false);
+    }
+
+    /** {@link #configure(OkHttpClient.Builder, Dns)} with the system resolver. */
+    public OkHttpClient.Builder configure(OkHttpClient.Builder builder) {
+        return configure(builder, Dns.SYSTEM);
+    }
+
+    private static boolean isLocalhostName(String host) {
+        String name = host.toLowerCase(Locale.ROOT);
+        return name.equals("localhost") || name.endsWith(".localhost");
+    }
+
+    /** The URL as shown in messages: scheme, host, port and path, never credentials or query. */
+    static String redact(HttpUrl url) {
+        return url.newBuilder()
+                .username("")
+                .password("")
+                .query(null)
+                .fragment(null)
+                .build()
+                .toString();
+    }
+
+    private static String abbreviate(String value) {
+        return value.length() <= 80 ? value : value.substring(0, 80) + "…";
+    }
+
+    @Override
+    public String toString() {
+        return "SsrfGuard[" + policy + "]";
+    }
+}
