@@ -59,16 +59,61 @@ public final class IpLiterals {
         return NUMERIC_LABEL.matcher(text.substring(text.lastIndexOf('.') + 1)).matches();
     }
 
-    /** Formats address bytes (4 or 16) as text. */
+    /** Formats address bytes (4 or 16) as text; IPv6 in the RFC 5952 canonical form ({@code ::ffff:127.0.0.1}). */
     public static String format(byte[] address) {
-        try {
-            if (address.length == 16) {
-                return Inet6Address.getByAddress(null, address, -1).getHostAddress();
-            }
-            return InetAddress.getByAddress(address).getHostAddress();
-        } catch (UnknownHostException e) {
-            throw new IllegalArgumentException("address must have 4 or 16 bytes, got " + address.length, e);
+        if (address.length == 4) {
+            return (address[0] & 0xFF) + "." + (address[1] & 0xFF) + "." + (address[2] & 0xFF) + "."
+                    + (address[3] & 0xFF);
         }
+        if (address.length != 16) {
+            throw new IllegalArgumentException("address must have 4 or 16 bytes, got " + address.length);
+        }
+        if (isIpv4Mapped(address)) {
+            return "::ffff:" + format(java.util.Arrays.copyOfRange(address, 12, 16));
+        }
+        int[] groups = new int[8];
+        for (int i = 0; i < 8; i++) {
+            groups[i] = ((address[2 * i] & 0xFF) << 8) | (address[2 * i + 1] & 0xFF);
+        }
+        int bestStart = -1;
+        int bestLength = 1; // RFC 5952: a single zero group is not compressed
+        for (int i = 0; i < 8; ) {
+            if (groups[i] != 0) {
+                i++;
+                continue;
+            }
+            int end = i;
+            while (end < 8 && groups[end] == 0) {
+                end++;
+            }
+            if (end - i > bestLength) {
+                bestStart = i;
+                bestLength = end - i;
+            }
+            i = end;
+        }
+        StringBuilder text = new StringBuilder();
+        for (int i = 0; i < 8; i++) {
+            if (i == bestStart) {
+                text.append("::");
+                i += bestLength - 1;
+                continue;
+            }
+            if (text.length() > 0 && text.charAt(text.length() - 1) != ':') {
+                text.append(':');
+            }
+            text.append(Integer.toHexString(groups[i]));
+        }
+        return text.toString();
+    }
+
+    private static boolean isIpv4Mapped(byte[] address) {
+        for (int i = 0; i < 10; i++) {
+            if (address[i] != 0) {
+                return false;
+            }
+        }
+        return address[10] == (byte) 0xFF && address[11] == (byte) 0xFF;
     }
 
     private static Optional<InetAddress> parseIpv4(String text) {
