@@ -1,0 +1,138 @@
+package dev.postbox.cron;
+
+import dev.postbox.cron.internal.ScheduleStore;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Stores schedule definitions in {@code outbox_schedule}: upserts them at start-up and pauses or
+ * resumes them. Thread-safe.
+ *
+ * <p>{@link #register(Collection)} is idempotent and safe when every node of a cluster calls it at
+ * once. A new schedule starts with the first fire after the database's now. A changed definition
+ * keeps its fire state unless its timing (cron, zone, DST gap policy) changed, in which case it
+ * restarts from the first fire after now. Schedules stored but absent from the definitions are left
+ * alone (another application version may still declare them).
+ */
+public final class ScheduleRegistry {
+
+    private static final Logger log = LoggerFactory.getLogger(ScheduleRegistry.class);
+
+    private final DataSource dataSource;
+    private final ScheduleStore store = new ScheduleStore();
+
+    /** A registry on the database holding the Postbox schema. */
+    public ScheduleRegistry(DataSource dataSource) {
+        if (dataSource == null) {
+            throw new IllegalArgumentException("dataSource may not be null");
+        }
+        this.dataSource = dataSource;
+    }
+
+    /**
+     * Upserts the definitions in one transaction.
+     *
+     * @return the names of schedules that were new
+     * @throws IllegalArgumentException when two definitions share a name or a payload template is
+     *     not JSON (the message names the schedule)
+     */
+    public List<String> register(Collection<ScheduleDefinition> definitions) {
+        Set<String> names = new HashSet<>();
+        for (ScheduleDefinition d : definitions) {
+            if (!names.add(d.name())) {
+                throw new IllegalArgumentException("Schedule '" + d.name() + "' is defined twice: schedule names"
+                        + " must be unique (they are the first half of every fire key)");
+            }
+        }
+        return inTransaction(c -> {
+            List<String> inserted = new ArrayList<>();
+            Instant now = store.databaseNow(c, Duration.ZERO);
+            for (ScheduleDefinition d : definitions) {
+                boolean isNew;
+                try {
+                    isNew = store.upsert(
+                            c, d, d.fireCalculator().nextFireAfter(now).orElse(null));
+                } catch (SQLException e) {
+                    if ("22P02".equals(e.getSQLState())) {
+                        throw new IllegalArgumentException(
+                                "Schedule '" + d.name() + "': payloadTemplate is not valid JSON ("
+                                        + e.getMessage() + "). Put placeholders such as ${fireAt} inside JSON"
+                                        + " strings.",
+                                e);
+                    }
+                    throw e;
+                }
+                if (isNew) {
+                    inserted.add(d.name());
+                    log.info("Registered schedule {}", d);
+                }
+            }
+            return List.copyOf(inserted);
+        });
+    }
+
+    /** Registers one definition; see {@link #register(Collection)}. */
+    public boolean register(ScheduleDefinition definition) {
+        return !register(List.of(definition)).isEmpty();
+    }
+
+    /**
+     * Pauses a schedule: it creates no jobs until resumed.
+     *
+     * @return false when it was already paused
+     * @throws IllegalArgumentException when no schedule has that name
+     */
+    public boolean pause(String name) {
+        return setPaused(name, true);
+    }
+
+    /**
+     * Resumes a paused schedule. Fires that fell due while it was paused are missed fires: they
+     * follow its {@link MissedFirePolicy}.
+     *
+     * @return false when it was not paused
+     * @throws IllegalArgumentException when no schedule has that name
+     */
+    public boolean resume(String name) {
+        return setPaused(name, false);
+    }
+
+    private boolean setPaused(String name, boolean paused) {
+        return inTransaction(c -> {
+            if (!store.exists(c, name)) {
+                throw new IllegalArgumentException("No schedule named '" + name + "'");
+            }
+            return store.setPaused(c, name, paused);
+        });
+    }
+
+    private interface Work<T> {
+        T run(Connection c) throws SQLException;
+    }
+
+    private <T> T inTransaction(Work<T> work) {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                T result = work.run(c);
+                c.commit();
+                return result;
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("Schedule registry statement failed: " + e.getMessage(), e);
+        }
+    }
+}
