@@ -118,38 +118,44 @@ public final class JobWriter {
                 + " has since expired or rolled back; retry the enqueue");
     }
 
+    /**
+     * Inserts the jobs in request order (ids follow it, which per-key ordering relies on): runs of
+     * jobs without an idempotency key go in one JDBC batch, keyed jobs one statement each.
+     */
     public List<EnqueueResult> insertAll(Connection connection, List<JobRequest> requests) throws SQLException {
         List<EnqueueResult> results = new ArrayList<>(requests.size());
-        List<JobRequest> plain = new ArrayList<>();
-        List<String> plainPayloads = new ArrayList<>();
+        List<JobRequest> run = new ArrayList<>();
         for (JobRequest request : requests) {
             if (request.idempotencyKey().isEmpty()) {
-                plain.add(request);
-                plainPayloads.add(payloadJson(request));
-            }
-        }
-        long[] plainIds = new long[plain.size()];
-        if (!plain.isEmpty()) {
-            try (PreparedStatement ps = connection.prepareStatement(INSERT, new String[] {"id"})) {
-                for (int i = 0; i < plain.size(); i++) {
-                    bindJob(ps, 1, plain.get(i), plainPayloads.get(i));
-                    ps.addBatch();
-                }
-                ps.executeBatch();
-                try (ResultSet keys = ps.getGeneratedKeys()) {
-                    int i = 0;
-                    while (keys.next()) {
-                        plainIds[i++] = keys.getLong(1);
-                    }
-                }
-            }
-        }
-        int p = 0;
-        for (JobRequest request : requests) {
-            if (request.idempotencyKey().isEmpty()) {
-                results.add(new EnqueueResult(plainIds[p++], true));
+                run.add(request);
             } else {
+                results.addAll(insertBatch(connection, run));
+                run.clear();
                 results.add(insert(connection, request));
+            }
+        }
+        results.addAll(insertBatch(connection, run));
+        return results;
+    }
+
+    private List<EnqueueResult> insertBatch(Connection connection, List<JobRequest> run) throws SQLException {
+        if (run.isEmpty()) {
+            return List.of();
+        }
+        if (run.size() == 1) {
+            return List.of(insert(connection, run.get(0)));
+        }
+        List<EnqueueResult> results = new ArrayList<>(run.size());
+        try (PreparedStatement ps = connection.prepareStatement(INSERT, new String[] {"id"})) {
+            for (JobRequest request : run) {
+                bindJob(ps, 1, request, payloadJson(request));
+                ps.addBatch();
+            }
+            ps.executeBatch();
+            try (ResultSet keys = ps.getGeneratedKeys()) {
+                while (keys.next()) {
+                    results.add(new EnqueueResult(keys.getLong(1), true));
+                }
             }
         }
         return results;

@@ -1,0 +1,108 @@
+package dev.postbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+class DeadLetterTest extends DatabaseTest {
+
+    private final AtomicBoolean healthy = new AtomicBoolean();
+
+    private Postbox engine() {
+        return track(Postbox.builder(dataSource)
+                .handler(HandlerRegistration.of("flaky", job -> {
+                            if (!healthy.get()) {
+                                throw new IllegalStateException("downstream unavailable");
+                            }
+                        })
+                        .retryPolicy(RetryPolicy.custom()
+                                .base(Duration.ofMillis(1))
+                                .cap(Duration.ofMillis(1))
+                                .maxAttempts(3)
+                                .build()))
+                .build());
+    }
+
+    /** Runs due jobs until the default queue's jobs leave the live table (retries are 1 ms apart). */
+    private void runUntilNotLive(Postbox postbox) {
+        for (int i = 0; i < 100 && count("SELECT count(*) FROM outbox_job WHERE queue = 'default'") > 0; i++) {
+            postbox.runDueJobs();
+            jdbc.update("UPDATE outbox_job SET run_at = now() WHERE state = 'retry'");
+        }
+    }
+
+    @Test
+    void afterMaxAttemptsTheJobIsDeadThenReplayRunsItAgain() {
+        Postbox postbox = engine();
+        long id = enqueueCommitted(postbox.outbox(), JobRequest.of("flaky", Map.of("x", 1)))
+                .jobId();
+
+        runUntilNotLive(postbox);
+
+        assertThat(count("SELECT count(*) FROM outbox_dead_letter WHERE id = ? AND attempts = 3", id))
+                .isOne();
+        JobDetails details = postbox.admin().job(id).orElseThrow();
+        assertThat(details.state()).isEqualTo("dead");
+        assertThat(details.lastError()).contains("downstream unavailable");
+        assertThat(details.history()).extracting(JobDetails.Attempt::outcome).containsExactly("retry", "retry", "dead");
+        assertThat(postbox.admin().deadLetters(DeadLetterFilter.all().kind("flaky"), 10))
+                .extracting(DeadLetter::id)
+                .containsExactly(id);
+
+        healthy.set(true);
+        assertThat(postbox.admin().replay(id)).isTrue();
+        assertThat(postbox.runDueJobs()).isOne();
+
+        assertThat(count("SELECT count(*) FROM outbox_dead_letter")).isZero();
+        assertThat(postbox.admin().job(id).orElseThrow().state()).isEqualTo("done");
+    }
+
+    @Test
+    void replayByFilterAndPurgeTouchOnlyMatchingDeadLetters() {
+        Postbox postbox = engine();
+        for (int i = 0; i < 3; i++) {
+            enqueueCommitted(postbox.outbox(), JobRequest.of("flaky", Map.of("i", i)));
+        }
+        enqueueCommitted(
+                postbox.outbox(),
+                JobRequest.builder("flaky").queue("other").payload(Map.of()).build());
+        runUntilNotLive(postbox);
+        assertThat(postbox.admin().deadLetterCount()).isEqualTo(3);
+
+        assertThat(postbox.admin()
+                        .replay(DeadLetterFilter.all().queue("default").errorContains("UNAVAILABLE")))
+                .isEqualTo(3);
+        assertThat(
+                        count(
+                                "SELECT count(*) FROM outbox_job WHERE queue = 'default' AND state = 'pending' AND attempts = 0"))
+                .isEqualTo(3);
+        assertThat(count("SELECT count(*) FROM outbox_job WHERE queue = 'other'"))
+                .isOne();
+
+        runUntilNotLive(postbox);
+        assertThat(postbox.admin().purge(DeadLetterFilter.all().kind("flaky").deadBetween(null, null)))
+                .isEqualTo(3);
+        assertThat(postbox.admin().deadLetterCount()).isZero();
+    }
+
+    @Test
+    void permanentFailureDeadLettersAtOnce() {
+        Postbox postbox = track(Postbox.builder(dataSource)
+                .handler("bad-input", job -> {
+                    throw new PermanentJobFailure("order 7 does not exist");
+                })
+                .build());
+        long id = enqueueCommitted(postbox.outbox(), JobRequest.of("bad-input", Map.of()))
+                .jobId();
+
+        postbox.runDueJobs();
+
+        assertThat(jdbc.queryForObject("SELECT last_error FROM outbox_dead_letter WHERE id = ?", String.class, id))
+                .contains("order 7 does not exist");
+        assertThat(count("SELECT attempts FROM outbox_dead_letter WHERE id = ?", id))
+                .isOne();
+    }
+}
