@@ -50,6 +50,9 @@ public final class HttpDelivery implements AutoCloseable {
     /** Default cap on the response body kept for the attempt log. */
     public static final int DEFAULT_MAX_RESPONSE_BODY_BYTES = 16 * 1024;
 
+    /** Upper bound of {@link Builder#maxResponseBodyBytes(long)}: 1 MiB is plenty for an attempt log. */
+    public static final long MAX_RESPONSE_BODY_BYTES_LIMIT = 1024 * 1024;
+
     /** Response headers kept in {@link AttemptResult#responseHeaders()} by default. */
     public static final Set<String> DEFAULT_CAPTURED_HEADERS =
             Set.of("content-type", "retry-after", "location", "x-request-id");
@@ -295,15 +298,18 @@ public final class HttpDelivery implements AutoCloseable {
             return this;
         }
 
-        /** Cap on decompressed response body bytes kept; positive. Default 16 KiB. */
+        /** Cap on decompressed response body bytes read and kept; 1 byte to 1 MiB. Default 16 KiB. */
         public Builder maxResponseBodyBytes(long maxResponseBodyBytes) {
-            if (maxResponseBodyBytes <= 0) {
-                throw new IllegalArgumentException(
-                        "maxResponseBodyBytes must be positive, got " + maxResponseBodyBytes);
+            if (maxResponseBodyBytes <= 0 || maxResponseBodyBytes > MAX_RESPONSE_BODY_BYTES_LIMIT) {
+                throw new IllegalArgumentException("maxResponseBodyBytes must be positive and at most "
+                        + MAX_RESPONSE_BODY_BYTES_LIMIT + ", got " + maxResponseBodyBytes);
             }
             this.maxResponseBodyBytes = maxResponseBodyBytes;
             return this;
         }
+
+        /** Upper bound of {@link Builder#maxResponseBodyBytes(long)}: 1 MiB is plenty for an attempt log. */
+        public static final long MAX_RESPONSE_BODY_BYTES_LIMIT = 1024 * 1024;
 
         /** Response headers kept in the result (case-insensitive). Default {@link #DEFAULT_CAPTURED_HEADERS}. */
         public Builder capturedHeaders(Set<String> names) {
