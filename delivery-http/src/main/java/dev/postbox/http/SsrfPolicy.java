@@ -1,6 +1,7 @@
 package dev.postbox.http;
 
 import dev.postbox.http.internal.Cidr;
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashSet;
@@ -80,7 +81,7 @@ public final class SsrfPolicy {
     }
 
     /** The allow-listed network containing the address, if any. */
-    Optional<Cidr> allowingNetwork(java.net.InetAddress address, boolean requireSingleHost) {
+    Optional<Cidr> allowingNetwork(InetAddress address, boolean requireSingleHost) {
         return allowedNetworks.stream()
                 .filter(cidr -> cidr.contains(address))
                 .filter(cidr -> !requireSingleHost || cidr.isSingleHost())

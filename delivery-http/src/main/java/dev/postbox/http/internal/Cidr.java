@@ -1,6 +1,7 @@
 package dev.postbox.http.internal;
 
 import java.net.InetAddress;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -68,7 +69,7 @@ public final class Cidr {
             return false;
         }
         byte[] masked = mask(address, prefixLength);
-        return java.util.Arrays.equals(masked, network);
+        return Arrays.equals(masked, network);
     }
 
     /** Whether this network is a single host (/32 or /128). */
