@@ -161,7 +161,8 @@ public final class JobRunner {
             JobStore.AttemptRecord attempt = attemptRecord(error, message, took);
             boolean logFailures = config.attemptLog() != AttemptLogLevel.NONE;
             boolean permanent = error instanceof PermanentJobFailure;
-            boolean budgetSpent = job.attempt() >= Math.min(job.maxAttempts(), policy.maxAttempts());
+            // The budget is the job's own (set at enqueue from its request or its kind's policy).
+            boolean budgetSpent = job.isLastAttempt();
             if (permanent || budgetSpent) {
                 String reason =
                         permanent ? message : "attempt " + job.attempt() + " of " + job.maxAttempts() + ": " + message;
