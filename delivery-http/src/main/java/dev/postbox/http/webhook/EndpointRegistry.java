@@ -1,0 +1,479 @@
+package dev.postbox.http.webhook;
+
+import dev.postbox.DeadLetterFilter;
+import dev.postbox.JsonCodec;
+import dev.postbox.PostboxAdmin;
+import dev.postbox.RetryPolicy;
+import dev.postbox.http.EndpointTimeouts;
+import dev.postbox.http.SsrfGuard;
+import dev.postbox.http.WebhookSecret;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.sql.Types;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The webhook endpoints in {@code outbox_endpoint}: register, update, look up, list, disable and
+ * enable. Every method runs in its own short transaction. URLs are checked by the {@link SsrfGuard}
+ * when an endpoint is registered or updated; secrets are stored but never logged.
+ *
+ * <p>Disabling an endpoint makes its deliveries wait: a delivery claimed while the endpoint is
+ * disabled is snoozed (parked) without spending an attempt. {@link #enable} makes the parked jobs due
+ * at once and replays the dead letters that died because the endpoint answered 410 Gone.
+ */
+public final class EndpointRegistry {
+
+    /** Marker in the error of jobs dead-lettered because their endpoint was disabled; enable replays them. */
+    public static final String DISABLED_MARKER = "[postbox:endpoint-disabled]";
+
+    private static final Logger log = LoggerFactory.getLogger(EndpointRegistry.class);
+    private static final String COLUMNS = "name, url, secrets, headers, description, event_types, connect_timeout_ms,"
+            + " read_timeout_ms, call_timeout_ms, rate_per_second, rate_burst, max_in_flight, retry_base_ms,"
+            + " retry_cap_ms, retry_max_attempts, state, disabled_reason, disabled_at, consecutive_failures,"
+            + " failing_since";
+
+    private final DataSource dataSource;
+    private final SsrfGuard guard;
+    private final JsonCodec codec;
+    private final Supplier<PostboxAdmin> admin;
+    private final WebhookListener listener;
+    private final Duration cacheTtl;
+    private final Map<String, Cached> cache = new ConcurrentHashMap<>();
+
+    private record Cached(Optional<Endpoint> endpoint, long loadedAt) {}
+
+    EndpointRegistry(
+            DataSource dataSource,
+            SsrfGuard guard,
+            JsonCodec codec,
+            Supplier<PostboxAdmin> admin,
+            WebhookListener listener,
+            Duration cacheTtl) {
+        this.dataSource = dataSource;
+        this.guard = guard;
+        this.codec = codec;
+        this.admin = admin;
+        this.listener = listener;
+        this.cacheTtl = cacheTtl;
+    }
+
+    /**
+     * Registers a new endpoint.
+     *
+     * @throws dev.postbox.http.ForbiddenDestinationException when the URL is refused by the SSRF
+     *     guard (the message names the URL and the fix)
+     * @throws IllegalStateException when an endpoint of that name exists (use {@link #update})
+     */
+    public Endpoint register(Endpoint endpoint) {
+        Objects.requireNonNull(endpoint, "endpoint may not be null");
+        guard.validateUrl(endpoint.url());
+        return tx(c -> {
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO outbox_endpoint (name, url, secrets, headers,"
+                    + " description, event_types, connect_timeout_ms, read_timeout_ms, call_timeout_ms,"
+                    + " rate_per_second, rate_burst, max_in_flight, retry_base_ms, retry_cap_ms, retry_max_attempts)"
+                    + " VALUES (?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING")) {
+                bindConfig(c, ps, endpoint);
+                if (ps.executeUpdate() == 0) {
+                    throw new IllegalStateException("A webhook endpoint named '" + endpoint.name()
+                            + "' is already registered: use EndpointRegistry.update(...) to change it");
+                }
+            }
+            syncBucket(c, endpoint);
+            log.info("Registered webhook endpoint {}", endpoint);
+            return endpoint;
+        });
+    }
+
+    /**
+     * Changes an endpoint's configuration (URL, secrets, headers, limits, subscriptions); its state
+     * (enabled or disabled) is kept.
+     *
+     * @throws UnknownEndpointException when no endpoint of that name exists
+     */
+    public Endpoint update(Endpoint endpoint) {
+        Objects.requireNonNull(endpoint, "endpoint may not be null");
+        guard.validateUrl(endpoint.url());
+        Endpoint updated = tx(c -> {
+            try (PreparedStatement ps = c.prepareStatement("UPDATE outbox_endpoint SET name = ?, url = ?, secrets = ?,"
+                    + " headers = ?::jsonb, description = ?, event_types = ?, connect_timeout_ms = ?,"
+                    + " read_timeout_ms = ?, call_timeout_ms = ?, rate_per_second = ?, rate_burst = ?,"
+                    + " max_in_flight = ?, retry_base_ms = ?, retry_cap_ms = ?, retry_max_attempts = ?,"
+                    + " updated_at = now() WHERE name = ?")) {
+                bindConfig(c, ps, endpoint);
+                ps.setString(16, endpoint.name());
+                if (ps.executeUpdate() == 0) {
+                    throw new UnknownEndpointException(endpoint.name());
+                }
+            }
+            syncBucket(c, endpoint);
+            return load(c, endpoint.name()).orElseThrow();
+        });
+        cache.remove(endpoint.name());
+        log.info("Updated webhook endpoint {}", updated);
+        return updated;
+    }
+
+    /** Registers the endpoint, or updates it when it exists (for configuration applied at startup). */
+    public Endpoint put(Endpoint endpoint) {
+        return get(endpoint.name()).isPresent() ? update(endpoint) : register(endpoint);
+    }
+
+    /** The endpoint as stored now. */
+    public Optional<Endpoint> get(String name) {
+        Objects.requireNonNull(name, "name may not be null");
+        return call(c -> load(c, name));
+    }
+
+    /** Every endpoint, by name. */
+    public List<Endpoint> list() {
+        return call(c -> {
+            List<Endpoint> all = new ArrayList<>();
+            try (PreparedStatement ps =
+                            c.prepareStatement("SELECT " + COLUMNS + " FROM outbox_endpoint ORDER BY name");
+                    ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    all.add(read(rs));
+                }
+            }
+            return all;
+        });
+    }
+
+    /** Deletes an endpoint (its waiting deliveries will fail permanently); false if unknown. */
+    public boolean remove(String name) {
+        boolean removed = tx(c -> {
+            RateLimitStore.delete(c, name);
+            try (PreparedStatement ps = c.prepareStatement("DELETE FROM outbox_endpoint WHERE name = ?")) {
+                ps.setString(1, name);
+                return ps.executeUpdate() > 0;
+            }
+        });
+        cache.remove(name);
+        return removed;
+    }
+
+    /**
+     * Disables an endpoint: its deliveries wait (parked, no attempt spent) until {@link #enable}.
+     *
+     * @return false when it was already disabled
+     * @throws UnknownEndpointException when no endpoint of that name exists
+     */
+    public boolean disable(String name, String reason) {
+        return disable(name, WebhookListener.DisableCause.OPERATOR, reason);
+    }
+
+    boolean disable(String name, WebhookListener.DisableCause cause, String reason) {
+        Objects.requireNonNull(reason, "reason may not be null");
+        boolean changed = tx(c -> {
+            try (PreparedStatement ps = c.prepareStatement("UPDATE outbox_endpoint SET state = 'disabled',"
+                    + " disabled_reason = ?, disabled_at = now(), updated_at = now()"
+                    + " WHERE name = ? AND state = 'enabled'")) {
+                ps.setString(1, reason);
+                ps.setString(2, name);
+                if (ps.executeUpdate() > 0) {
+                    return true;
+                }
+            }
+            if (load(c, name).isEmpty()) {
+                throw new UnknownEndpointException(name);
+            }
+            return false;
+        });
+        cache.remove(name);
+        if (changed) {
+            log.warn("Webhook endpoint {} disabled ({}): {}", name, cause, reason);
+            listener.endpointDisabled(name, cause, reason);
+        }
+        return changed;
+    }
+
+    /**
+     * Enables an endpoint and replays what waited: parked delivery jobs become due now, and dead
+     * letters that died because the endpoint was disabled (410 Gone) go back to their queue with a
+     * fresh attempt budget.
+     *
+     * @throws UnknownEndpointException when no endpoint of that name exists
+     */
+    public EnableResult enable(String name) {
+        int[] counts = tx(c -> {
+            int changed;
+            try (PreparedStatement ps = c.prepareStatement("WITH old AS (SELECT name, state FROM outbox_endpoint"
+                    + " WHERE name = ? FOR UPDATE) UPDATE outbox_endpoint e SET state = 'enabled',"
+                    + " disabled_reason = NULL, disabled_at = NULL, consecutive_failures = 0, failing_since = NULL,"
+                    + " updated_at = now() FROM old WHERE e.name = old.name AND e.name = ?"
+                    + " RETURNING old.state = 'disabled'")) {
+                ps.setString(1, name);
+                ps.setString(2, name);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        throw new UnknownEndpointException(name);
+                    }
+                    changed = rs.getBoolean(1) ? 1 : 0;
+                }
+            }
+            int resumed;
+            try (PreparedStatement ps = c.prepareStatement("UPDATE outbox_job SET run_at = now()"
+                    + " WHERE endpoint = ? AND state IN ('pending', 'retry') AND run_at > now()")) {
+                ps.setString(1, name);
+                resumed = ps.executeUpdate();
+            }
+            return new int[] {changed, resumed};
+        });
+        cache.remove(name);
+        int replayed = admin.get().replay(DeadLetterFilter.all().endpoint(name).errorContains(DISABLED_MARKER));
+        log.info(
+                "Webhook endpoint {} enabled: {} waiting deliveries resumed, {} dead letters replayed",
+                name,
+                counts[1],
+                replayed);
+        listener.endpointEnabled(name, counts[1], replayed);
+        return new EnableResult(counts[0] == 1, counts[1], replayed);
+    }
+
+    /** Cached lookup for the delivery path (refreshed after the cache TTL, or at once after a local change). */
+    Optional<Endpoint> cached(String name) {
+        long now = System.nanoTime();
+        Cached hit = cache.get(name);
+        if (hit != null && now - hit.loadedAt() < cacheTtl.toNanos()) {
+            return hit.endpoint();
+        }
+        Optional<Endpoint> loaded = get(name);
+        cache.put(name, new Cached(loaded, now));
+        return loaded;
+    }
+
+    /** A subscriber of an event, with its attempt budget when it has its own retry policy. */
+    record Subscriber(String name, @Nullable Integer maxAttempts) {}
+
+    /** Subscribers of an event type after a name cursor, in name order. */
+    List<Subscriber> subscribers(Connection c, String eventType, @Nullable String after, int limit)
+            throws SQLException {
+        List<Subscriber> names = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT name, retry_max_attempts FROM outbox_endpoint"
+                + " WHERE event_types && ARRAY[?, '*']::text[] AND (?::text IS NULL OR name > ?)"
+                + " ORDER BY name LIMIT ?")) {
+            ps.setString(1, eventType);
+            ps.setString(2, after);
+            ps.setString(3, after);
+            ps.setInt(4, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    names.add(new Subscriber(rs.getString(1), (Integer) rs.getObject(2)));
+                }
+            }
+        }
+        return names;
+    }
+
+    /** Records a retryable failure; returns the streak (failures, duration). */
+    Streak recordFailure(String name) {
+        return call(c -> {
+            try (PreparedStatement ps = c.prepareStatement("UPDATE outbox_endpoint SET"
+                    + " consecutive_failures = consecutive_failures + 1, failing_since = coalesce(failing_since, now()),"
+                    + " last_failure_at = now() WHERE name = ?"
+                    + " RETURNING consecutive_failures, extract(epoch FROM now() - failing_since) * 1000, state")) {
+                ps.setString(1, name);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        return new Streak(0, Duration.ZERO, false);
+                    }
+                    return new Streak(
+                            rs.getInt(1), Duration.ofMillis((long) rs.getDouble(2)), "enabled".equals(rs.getString(3)));
+                }
+            }
+        });
+    }
+
+    /** A failure streak. */
+    record Streak(int failures, Duration duration, boolean enabled) {}
+
+    /** Ends a failure streak; cheap no-op when there is none. */
+    void recordSuccess(String name) {
+        call(c -> {
+            try (PreparedStatement ps = c.prepareStatement("UPDATE outbox_endpoint SET consecutive_failures = 0,"
+                    + " failing_since = NULL, last_success_at = now() WHERE name = ? AND consecutive_failures > 0")) {
+                ps.setString(1, name);
+                return ps.executeUpdate();
+            }
+        });
+    }
+
+    private void syncBucket(Connection c, Endpoint endpoint) throws SQLException {
+        if (endpoint.ratePerSecond().isPresent()) {
+            RateLimitStore.upsert(c, endpoint.name(), endpoint.ratePerSecond().get(), endpoint.burst());
+        } else {
+            RateLimitStore.delete(c, endpoint.name());
+        }
+    }
+
+    private void bindConfig(Connection c, PreparedStatement ps, Endpoint e) throws SQLException {
+        ps.setString(1, e.name());
+        ps.setString(2, e.url());
+        ps.setArray(
+                3,
+                c.createArrayOf(
+                        "text",
+                        e.secrets().stream().map(WebhookSecret::serialized).toArray()));
+        ps.setString(4, codec.toJson(new LinkedHashMap<>(e.headers())));
+        ps.setString(5, e.description().orElse(null));
+        ps.setArray(6, c.createArrayOf("text", e.eventTypes().toArray()));
+        EndpointTimeouts t = e.timeouts().orElse(null);
+        setInt(ps, 7, t == null ? null : (int) t.connectTimeout().toMillis());
+        setInt(ps, 8, t == null ? null : (int) t.readTimeout().toMillis());
+        setInt(ps, 9, t == null ? null : (int) t.callTimeout().toMillis());
+        if (e.ratePerSecond().isPresent()) {
+            ps.setDouble(10, e.ratePerSecond().get());
+            ps.setInt(11, e.burst());
+        } else {
+            ps.setNull(10, Types.DOUBLE);
+            ps.setNull(11, Types.INTEGER);
+        }
+        setInt(ps, 12, e.maxInFlight().orElse(null));
+        RetryPolicy p = e.retryPolicy().orElse(null);
+        setLong(ps, 13, p == null ? null : p.base().toMillis());
+        setLong(ps, 14, p == null ? null : p.cap().toMillis());
+        setInt(ps, 15, p == null ? null : p.maxAttempts());
+    }
+
+    private Optional<Endpoint> load(Connection c, String name) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM outbox_endpoint WHERE name = ?")) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(read(rs)) : Optional.empty();
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private Endpoint read(ResultSet rs) throws SQLException {
+        Endpoint.Builder b = Endpoint.builder(rs.getString("name"), rs.getString("url"));
+        for (String secret : strings(rs.getArray("secrets"))) {
+            b.secret(secret);
+        }
+        String headers = rs.getString("headers");
+        if (headers != null) {
+            Map<String, Object> map = codec.fromJson(headers, Map.class);
+            map.forEach((k, v) -> b.header(k, String.valueOf(v)));
+        }
+        b.description(rs.getString("description"));
+        b.eventTypes(new LinkedHashSet<>(strings(rs.getArray("event_types"))));
+        Integer connect = (Integer) rs.getObject("connect_timeout_ms");
+        Integer read = (Integer) rs.getObject("read_timeout_ms");
+        Integer callTimeout = (Integer) rs.getObject("call_timeout_ms");
+        if (connect != null || read != null || callTimeout != null) {
+            EndpointTimeouts d = EndpointTimeouts.DEFAULTS;
+            b.timeouts(new EndpointTimeouts(
+                    connect != null ? Duration.ofMillis(connect) : d.connectTimeout(),
+                    read != null ? Duration.ofMillis(read) : d.readTimeout(),
+                    callTimeout != null ? Duration.ofMillis(callTimeout) : d.callTimeout()));
+        }
+        Object rate = rs.getObject("rate_per_second");
+        if (rate != null) {
+            b.rateLimit(((Number) rate).doubleValue(), rs.getInt("rate_burst"));
+        }
+        b.maxInFlight((Integer) rs.getObject("max_in_flight"));
+        Object maxAttempts = rs.getObject("retry_max_attempts");
+        Object base = rs.getObject("retry_base_ms");
+        Object cap = rs.getObject("retry_cap_ms");
+        if (maxAttempts != null || base != null || cap != null) {
+            RetryPolicy.Builder p = RetryPolicy.custom();
+            if (base != null) {
+                p.base(Duration.ofMillis(((Number) base).longValue()));
+            }
+            if (cap != null) {
+                p.cap(Duration.ofMillis(((Number) cap).longValue()));
+            }
+            if (maxAttempts != null) {
+                p.maxAttempts(((Number) maxAttempts).intValue());
+            }
+            b.retryPolicy(p.build());
+        }
+        b.state(
+                "disabled".equals(rs.getString("state")) ? EndpointState.DISABLED : EndpointState.ENABLED,
+                rs.getString("disabled_reason"),
+                instant(rs.getTimestamp("disabled_at")));
+        b.health(rs.getInt("consecutive_failures"), instant(rs.getTimestamp("failing_since")));
+        return b.build();
+    }
+
+    private static List<String> strings(@Nullable Array array) throws SQLException {
+        if (array == null) {
+            return List.of();
+        }
+        Object[] values = (Object[]) array.getArray();
+        List<String> out = new ArrayList<>(values.length);
+        for (Object v : values) {
+            out.add((String) v);
+        }
+        return out;
+    }
+
+    private static @Nullable Instant instant(@Nullable Timestamp ts) {
+        return ts == null ? null : ts.toInstant();
+    }
+
+    private static void setInt(PreparedStatement ps, int i, @Nullable Integer v) throws SQLException {
+        if (v == null) {
+            ps.setNull(i, Types.INTEGER);
+        } else {
+            ps.setInt(i, v);
+        }
+    }
+
+    private static void setLong(PreparedStatement ps, int i, @Nullable Long v) throws SQLException {
+        if (v == null) {
+            ps.setNull(i, Types.BIGINT);
+        } else {
+            ps.setLong(i, v);
+        }
+    }
+
+    interface SqlCall<T> {
+        T apply(Connection c) throws SQLException;
+    }
+
+    private <T> T call(SqlCall<T> call) {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            return call.apply(c);
+        } catch (SQLException e) {
+            throw new IllegalStateException("Webhook endpoint operation failed: " + e.getMessage(), e);
+        }
+    }
+
+    private <T> T tx(SqlCall<T> call) {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                T result = call.apply(c);
+                c.commit();
+                return result;
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            } finally {
+                c.setAutoCommit(true);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("Webhook endpoint operation failed: " + e.getMessage(), e);
+        }
+    }
+}

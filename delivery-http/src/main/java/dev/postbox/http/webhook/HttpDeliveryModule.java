@@ -1,0 +1,320 @@
+package dev.postbox.http.webhook;
+
+import dev.postbox.HandlerRegistration;
+import dev.postbox.JobRequest;
+import dev.postbox.JsonCodec;
+import dev.postbox.Postbox;
+import dev.postbox.RetryPolicy;
+import dev.postbox.http.HttpDelivery;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Webhook delivery wired onto a Postbox engine: the {@link EndpointRegistry}, the {@link Webhooks}
+ * publisher, and the two job handlers (deliveries and fan-out) to register with the engine.
+ *
+ * <pre>{@code
+ * AtomicReference<Postbox> engine = new AtomicReference<>();
+ * HttpDeliveryModule http = HttpDeliveryModule.builder(dataSource, engine::get)
+ *         .delivery(HttpDelivery.builder().ssrfPolicy(policy).build())
+ *         .build();
+ * Postbox postbox = http.installInto(Postbox.builder(dataSource)).build();
+ * engine.set(postbox);
+ * postbox.start();
+ *
+ * http.endpoints().register(Endpoint.builder("billing", "https://billing.example.com/hooks")
+ *         .secret(WebhookSecret.generate()).rateLimit(50, 10).subscribe("invoice.paid").build());
+ * http.webhooks().publish("invoice.paid", event);   // in a transaction
+ * }</pre>
+ *
+ * The engine is passed as a supplier because the handlers must be registered before the engine is
+ * built; it is called lazily, on first use. In Spring, pass {@code ObjectProvider<Postbox>::getObject}.
+ */
+public final class HttpDeliveryModule implements AutoCloseable {
+
+    /** The default retry policy of deliveries: base 5 s, cap 1 h, 12 attempts (about a day). */
+    public static final RetryPolicy DEFAULT_RETRY_POLICY = RetryPolicy.custom()
+            .base(Duration.ofSeconds(5))
+            .cap(Duration.ofHours(1))
+            .maxAttempts(12)
+            .build();
+
+    /**
+     * Tunables of the module.
+     *
+     * @param queue queue of delivery and fan-out jobs
+     * @param maxPayloadBytes largest payload JSON accepted by send/publish
+     * @param maxPermitWait how long a delivery waits in-process for a permit before it is snoozed
+     * @param parkDelay how long a delivery of a disabled endpoint is snoozed before it looks again
+     * @param leaseChunk most permits leased from the database at once
+     * @param permitTtl leased permits unused after this are dropped
+     * @param adaptiveWindow how long a 429 lowers the endpoint's rate
+     * @param minRateFactor lowest fraction of the configured rate that 429s can lower it to
+     * @param globalRate cluster-wide permits per second over all endpoints, or null for none
+     * @param globalBurst capacity of the global bucket
+     * @param fanOutBatchSize subscribers expanded per fan-out transaction
+     * @param sustainedFailure when a failing endpoint is disabled
+     */
+    public record Settings(
+            String queue,
+            int maxPayloadBytes,
+            Duration maxPermitWait,
+            Duration parkDelay,
+            int leaseChunk,
+            Duration permitTtl,
+            Duration adaptiveWindow,
+            double minRateFactor,
+            @Nullable Double globalRate,
+            int globalBurst,
+            int fanOutBatchSize,
+            SustainedFailurePolicy sustainedFailure) {}
+
+    private final Settings settings;
+    private final HttpDelivery delivery;
+    private final boolean ownsDelivery;
+    private final EndpointRegistry registry;
+    private final Webhooks webhooks;
+    private final WebhookDeliveryHandler deliveryHandler;
+    private final FanOutHandler fanOutHandler;
+    private final RetryPolicy retryPolicy;
+
+    private HttpDeliveryModule(Builder b) {
+        this.settings = new Settings(
+                b.queue,
+                b.maxPayloadBytes,
+                b.maxPermitWait,
+                b.parkDelay,
+                b.leaseChunk,
+                b.permitTtl,
+                b.adaptiveWindow,
+                b.minRateFactor,
+                b.globalRate,
+                b.globalBurst,
+                b.fanOutBatchSize,
+                b.sustainedFailure);
+        this.ownsDelivery = b.delivery == null;
+        this.delivery = b.delivery != null ? b.delivery : HttpDelivery.builder().build();
+        this.retryPolicy = b.retryPolicy;
+        Supplier<Postbox> postbox = b.postbox;
+        this.registry = new EndpointRegistry(
+                b.dataSource, delivery.guard(), b.codec, () -> postbox.get().admin(), b.listener, b.endpointCacheTtl);
+        RateLimitStore rateLimits = new RateLimitStore(b.dataSource);
+        this.webhooks = new Webhooks(() -> postbox.get().outbox(), registry, delivery.guard(), b.codec, settings);
+        this.deliveryHandler = new WebhookDeliveryHandler(registry, delivery, rateLimits, b.listener, settings);
+        this.fanOutHandler =
+                new FanOutHandler(b.dataSource, () -> postbox.get().outbox(), registry, b.listener, settings);
+    }
+
+    /**
+     * A builder on the engine's {@code DataSource}.
+     *
+     * @param postbox supplies the engine (its outbox and admin), called lazily
+     */
+    public static Builder builder(DataSource dataSource, Supplier<Postbox> postbox) {
+        return new Builder(dataSource, postbox);
+    }
+
+    /** The registration of the delivery handler ({@value WebhookDeliveryHandler#KIND}). */
+    public HandlerRegistration deliveryRegistration() {
+        return HandlerRegistration.of(WebhookDeliveryHandler.KIND, deliveryHandler)
+                .retryPolicy(retryPolicy);
+    }
+
+    /** The registration of the fan-out handler ({@value FanOutHandler#KIND}). */
+    public HandlerRegistration fanOutRegistration() {
+        return HandlerRegistration.of(FanOutHandler.KIND, fanOutHandler);
+    }
+
+    /** Both registrations, to add to the {@code Postbox.Builder}. */
+    public List<HandlerRegistration> registrations() {
+        return List.of(deliveryRegistration(), fanOutRegistration());
+    }
+
+    /** Adds both handlers to the engine builder and returns it. */
+    public Postbox.Builder installInto(Postbox.Builder builder) {
+        registrations().forEach(builder::handler);
+        return builder;
+    }
+
+    public EndpointRegistry endpoints() {
+        return registry;
+    }
+
+    public Webhooks webhooks() {
+        return webhooks;
+    }
+
+    public WebhookDeliveryHandler deliveryHandler() {
+        return deliveryHandler;
+    }
+
+    public HttpDelivery delivery() {
+        return delivery;
+    }
+
+    public Settings settings() {
+        return settings;
+    }
+
+    /** Closes the HTTP client when the module created it. */
+    @Override
+    public void close() {
+        if (ownsDelivery) {
+            delivery.close();
+        }
+    }
+
+    /** Builds an {@link HttpDeliveryModule}; every setter validates its argument. */
+    public static final class Builder {
+        private final DataSource dataSource;
+        private final Supplier<Postbox> postbox;
+        private @Nullable HttpDelivery delivery;
+        private JsonCodec codec = JsonCodec.jackson();
+        private WebhookListener listener = WebhookListener.NO_OP;
+        private RetryPolicy retryPolicy = DEFAULT_RETRY_POLICY;
+        private String queue = JobRequest.DEFAULT_QUEUE;
+        private int maxPayloadBytes = 256 * 1024;
+        private Duration maxPermitWait = Duration.ofSeconds(2);
+        private Duration parkDelay = Duration.ofMinutes(10);
+        private int leaseChunk = 5;
+        private Duration permitTtl = Duration.ofSeconds(1);
+        private Duration adaptiveWindow = Duration.ofSeconds(60);
+        private double minRateFactor = 0.1;
+        private @Nullable Double globalRate;
+        private int globalBurst = 1;
+        private int fanOutBatchSize = 500;
+        private SustainedFailurePolicy sustainedFailure = SustainedFailurePolicy.DEFAULTS;
+        private Duration endpointCacheTtl = Duration.ofSeconds(1);
+
+        private Builder(DataSource dataSource, Supplier<Postbox> postbox) {
+            this.dataSource = Objects.requireNonNull(dataSource, "dataSource may not be null");
+            this.postbox = Objects.requireNonNull(postbox, "postbox may not be null");
+        }
+
+        /** The HTTP delivery (SSRF policy, timeouts, classification); default {@code HttpDelivery.builder().build()}. */
+        public Builder delivery(HttpDelivery delivery) {
+            this.delivery = Objects.requireNonNull(delivery, "delivery may not be null");
+            return this;
+        }
+
+        /** The codec for payload objects; use the engine's. Default Jackson 3. */
+        public Builder codec(JsonCodec codec) {
+            this.codec = Objects.requireNonNull(codec, "codec may not be null");
+            return this;
+        }
+
+        public Builder listener(WebhookListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener may not be null");
+            return this;
+        }
+
+        /** Retry policy of deliveries of endpoints without their own. Default {@link #DEFAULT_RETRY_POLICY}. */
+        public Builder retryPolicy(RetryPolicy retryPolicy) {
+            this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy may not be null");
+            return this;
+        }
+
+        public Builder queue(String queue) {
+            if (queue == null || queue.isBlank()) {
+                throw new IllegalArgumentException("queue may not be blank");
+            }
+            this.queue = queue;
+            return this;
+        }
+
+        /** Largest payload JSON accepted by send/publish. Default 256 KiB. */
+        public Builder maxPayloadBytes(int maxPayloadBytes) {
+            this.maxPayloadBytes = positive(maxPayloadBytes, "maxPayloadBytes");
+            return this;
+        }
+
+        /** How long a delivery waits in-process for a permit before being snoozed. Default 2 s. */
+        public Builder maxPermitWait(Duration maxPermitWait) {
+            this.maxPermitWait = notNegative(maxPermitWait, "maxPermitWait");
+            return this;
+        }
+
+        /** How long a delivery of a disabled endpoint stays parked before it looks again. Default 10 min. */
+        public Builder parkDelay(Duration parkDelay) {
+            this.parkDelay = notNegative(parkDelay, "parkDelay");
+            return this;
+        }
+
+        /** Most permits leased from the database at once. Default 5. */
+        public Builder leaseChunk(int leaseChunk) {
+            this.leaseChunk = positive(leaseChunk, "leaseChunk");
+            return this;
+        }
+
+        /** Leased permits unused after this are dropped. Default 1 s. */
+        public Builder permitTtl(Duration permitTtl) {
+            this.permitTtl = notNegative(permitTtl, "permitTtl");
+            return this;
+        }
+
+        /** How long a 429 lowers an endpoint's rate. Default 60 s. */
+        public Builder adaptiveWindow(Duration adaptiveWindow) {
+            this.adaptiveWindow = notNegative(adaptiveWindow, "adaptiveWindow");
+            return this;
+        }
+
+        /** Lowest fraction of the configured rate that 429s can lower an endpoint to; (0, 1]. Default 0.1. */
+        public Builder minRateFactor(double minRateFactor) {
+            if (!(minRateFactor > 0 && minRateFactor <= 1)) {
+                throw new IllegalArgumentException("minRateFactor must be in (0, 1], got " + minRateFactor);
+            }
+            this.minRateFactor = minRateFactor;
+            return this;
+        }
+
+        /** A cluster-wide limit over all endpoints together. Default none. */
+        public Builder globalRateLimit(double permitsPerSecond, int burst) {
+            if (!(permitsPerSecond > 0) || Double.isInfinite(permitsPerSecond)) {
+                throw new IllegalArgumentException("permitsPerSecond must be positive, got " + permitsPerSecond);
+            }
+            this.globalRate = permitsPerSecond;
+            this.globalBurst = positive(burst, "burst");
+            return this;
+        }
+
+        /** Subscribers expanded per fan-out transaction. Default 500. */
+        public Builder fanOutBatchSize(int fanOutBatchSize) {
+            this.fanOutBatchSize = positive(fanOutBatchSize, "fanOutBatchSize");
+            return this;
+        }
+
+        public Builder sustainedFailure(SustainedFailurePolicy sustainedFailure) {
+            this.sustainedFailure = Objects.requireNonNull(sustainedFailure, "sustainedFailure may not be null");
+            return this;
+        }
+
+        /** How long the delivery path may use a cached endpoint (state, URL, secrets). Default 1 s. */
+        public Builder endpointCacheTtl(Duration endpointCacheTtl) {
+            this.endpointCacheTtl = notNegative(endpointCacheTtl, "endpointCacheTtl");
+            return this;
+        }
+
+        public HttpDeliveryModule build() {
+            return new HttpDeliveryModule(this);
+        }
+
+        private static int positive(int value, String name) {
+            if (value < 1) {
+                throw new IllegalArgumentException(name + " must be positive, got " + value);
+            }
+            return value;
+        }
+
+        private static Duration notNegative(Duration value, String name) {
+            Objects.requireNonNull(value, name + " may not be null");
+            if (value.isNegative()) {
+                throw new IllegalArgumentException(name + " may not be negative, got " + value);
+            }
+            return value;
+        }
+    }
+}

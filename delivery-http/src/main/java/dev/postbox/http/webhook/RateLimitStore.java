@@ -1,0 +1,151 @@
+package dev.postbox.http.webhook;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The cluster-wide token buckets in {@code outbox_rate_bucket}. A lease is one {@code UPDATE ...
+ * RETURNING} statement that refills the bucket from the database clock, takes up to the requested
+ * permits and reports what is left, so every process on every host draws from the same bucket and
+ * no host clock matters.
+ */
+final class RateLimitStore {
+
+    /** The bucket key of the global limit shared by all endpoints (never a valid endpoint name). */
+    static final String GLOBAL = "*";
+
+    private static final String LEASE =
+            "WITH b AS (SELECT endpoint, burst, tokens, updated_at, clock_timestamp() AS ts,"
+                    + "     rate_per_second * CASE WHEN throttled_until > clock_timestamp() THEN rate_factor ELSE 1 END AS rate"
+                    + "   FROM outbox_rate_bucket WHERE endpoint = ? FOR UPDATE),"
+                    + " cur AS (SELECT endpoint, rate, ts, least(burst::float8,"
+                    + "     tokens + greatest(0, extract(epoch FROM ts - updated_at)::float8) * rate) AS avail FROM b),"
+                    + " g AS (SELECT endpoint, rate, ts, avail, least(?::int, greatest(0, floor(avail)))::int AS granted FROM cur)"
+                    + " UPDATE outbox_rate_bucket k SET tokens = g.avail - g.granted, updated_at = g.ts"
+                    + "   FROM g WHERE k.endpoint = g.endpoint"
+                    + " RETURNING g.granted, g.avail - g.granted, g.rate";
+
+    private static final String THROTTLE = "WITH b AS (SELECT *, clock_timestamp() AS ts FROM outbox_rate_bucket"
+            + "   WHERE endpoint = ? FOR UPDATE),"
+            + " c AS (SELECT b.*, coalesce(throttled_until > ts AND throttled_at > ts - interval '1 second', false)"
+            + "     AS recent, coalesce(throttled_until > ts, false) AS active,"
+            + "     least(burst::float8, tokens + greatest(0, extract(epoch FROM ts - updated_at)::float8)"
+            + "       * rate_per_second * CASE WHEN throttled_until > ts THEN rate_factor ELSE 1 END) AS avail FROM b),"
+            + " n AS (SELECT c.*, CASE WHEN recent THEN rate_factor WHEN active THEN greatest(?, rate_factor * 0.5)"
+            + "     ELSE greatest(?, 0.5) END AS factor FROM c)"
+            + " UPDATE outbox_rate_bucket k SET rate_factor = n.factor,"
+            + "   throttled_at = CASE WHEN n.recent THEN n.throttled_at ELSE n.ts END,"
+            + "   throttled_until = n.ts + ?::bigint * interval '1 millisecond',"
+            + "   tokens = least(n.avail, 0, 1 - ?::float8 * n.rate_per_second * n.factor),"
+            + "   updated_at = n.ts"
+            + " FROM n WHERE k.endpoint = n.endpoint"
+            + " RETURNING n.factor, k.throttled_until, n.recent";
+
+    private final DataSource dataSource;
+
+    RateLimitStore(DataSource dataSource) {
+        this.dataSource = dataSource;
+    }
+
+    /**
+     * What a lease got.
+     *
+     * @param granted permits granted (0 to the requested number)
+     * @param remaining tokens left in the bucket (negative while a Retry-After is honoured)
+     * @param rate the effective rate (configured rate times the adaptive factor)
+     */
+    record Lease(int granted, double remaining, double rate) {
+        /** Time until the bucket holds one whole token again. */
+        Duration untilNextToken() {
+            if (remaining >= 1) {
+                return Duration.ZERO;
+            }
+            double seconds = (1 - remaining) / rate;
+            return Duration.ofNanos(
+                    (long) Math.min(seconds * 1e9, Duration.ofDays(1).toNanos()));
+        }
+    }
+
+    /** Takes up to {@code requested} permits; null when the bucket does not exist (no limit). */
+    @Nullable
+    Lease lease(String key, int requested) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(LEASE)) {
+                ps.setString(1, key);
+                ps.setInt(2, requested);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        return null;
+                    }
+                    return new Lease(rs.getInt(1), rs.getDouble(2), rs.getDouble(3));
+                }
+            }
+        }
+    }
+
+    /** Creates or reconfigures a bucket; a new bucket starts full, a changed one keeps at most {@code burst} tokens. */
+    static void upsert(Connection c, String key, double rate, int burst) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO outbox_rate_bucket"
+                + " (endpoint, rate_per_second, burst, tokens, updated_at) VALUES (?, ?, ?, ?, clock_timestamp())"
+                + " ON CONFLICT (endpoint) DO UPDATE SET rate_per_second = excluded.rate_per_second,"
+                + " burst = excluded.burst, tokens = least(outbox_rate_bucket.tokens, excluded.burst)"
+                + " WHERE outbox_rate_bucket.rate_per_second <> excluded.rate_per_second"
+                + " OR outbox_rate_bucket.burst <> excluded.burst")) {
+            ps.setString(1, key);
+            ps.setDouble(2, rate);
+            ps.setInt(3, burst);
+            ps.setDouble(4, burst);
+            ps.executeUpdate();
+        }
+    }
+
+    static void delete(Connection c, String key) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("DELETE FROM outbox_rate_bucket WHERE endpoint = ?")) {
+            ps.setString(1, key);
+            ps.executeUpdate();
+        }
+    }
+
+    void configure(String key, double rate, int burst) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            upsert(c, key, rate, burst);
+        }
+    }
+
+    /** The outcome of a 429: the new factor and until when it applies; {@code changed} is false within a second of the last cut. */
+    record Throttle(double factor, Instant until, boolean changed) {}
+
+    /**
+     * Lowers the bucket's effective rate after a 429: halves the factor (not below {@code minFactor}),
+     * at most once a second, for {@code lowerFor}; empties the bucket and, with a Retry-After, pushes
+     * the next token that far into the future for every process.
+     */
+    @Nullable
+    Throttle throttle(String key, @Nullable Duration retryAfter, Duration lowerFor, double minFactor)
+            throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(THROTTLE)) {
+                ps.setString(1, key);
+                ps.setDouble(2, minFactor);
+                ps.setDouble(3, minFactor);
+                ps.setLong(4, lowerFor.toMillis());
+                ps.setDouble(5, retryAfter == null ? 0 : retryAfter.toMillis() / 1000.0);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        return null;
+                    }
+                    return new Throttle(rs.getDouble(1), rs.getTimestamp(2).toInstant(), !rs.getBoolean(3));
+                }
+            }
+        }
+    }
+}

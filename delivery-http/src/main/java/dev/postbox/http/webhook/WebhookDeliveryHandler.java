@@ -1,0 +1,268 @@
+package dev.postbox.http.webhook;
+
+import dev.postbox.Job;
+import dev.postbox.JobHandler;
+import dev.postbox.PermanentJobFailure;
+import dev.postbox.RetryPolicy;
+import dev.postbox.SnoozeJob;
+import dev.postbox.http.AttemptResult;
+import dev.postbox.http.DeliveryRequest;
+import dev.postbox.http.HttpDelivery;
+import dev.postbox.http.WebhookSigner;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Delivers one webhook job ({@value #KIND}) to its endpoint: looks the endpoint up, waits for
+ * cluster-wide rate-limit permits (snoozing the job, without spending an attempt, when the wait is
+ * long), makes one signed attempt with {@link HttpDelivery} and maps the outcome:
+ *
+ * <ul>
+ *   <li>2xx: done;
+ *   <li>retryable (5xx, 408/425/429, timeouts, connection errors, redirects): retried after the
+ *       endpoint's {@code Retry-After} when given, else with the endpoint's retry policy or the
+ *       engine's jittered backoff; a 429 also lowers the endpoint's cluster-wide rate for a while;
+ *       a failure streak beyond the {@link SustainedFailurePolicy} disables the endpoint;
+ *   <li>other 4xx, refused destination: dead-lettered at once;
+ *   <li>410 Gone: the endpoint is disabled and the job dead-lettered (enabling replays it).
+ * </ul>
+ *
+ * <p>While an endpoint is disabled its jobs are parked: snoozed for {@code parkDelay} without spending
+ * attempts; {@link EndpointRegistry#enable} makes them due at once.
+ */
+public final class WebhookDeliveryHandler implements JobHandler {
+
+    /** The job kind of webhook deliveries. */
+    public static final String KIND = "postbox.webhook";
+
+    /** Job header carrying the event type of a published event; sent as {@value #EVENT_TYPE_HTTP_HEADER}. */
+    public static final String EVENT_TYPE_JOB_HEADER = "postbox-event-type";
+
+    /** HTTP header naming the event type of a published event. */
+    public static final String EVENT_TYPE_HTTP_HEADER = "webhook-event-type";
+
+    private static final Logger log = LoggerFactory.getLogger(WebhookDeliveryHandler.class);
+
+    private final EndpointRegistry registry;
+    private final HttpDelivery delivery;
+    private final RateLimitStore rateLimits;
+    private final WebhookListener listener;
+    private final HttpDeliveryModule.Settings settings;
+    private final Map<String, PermitPool> pools = new ConcurrentHashMap<>();
+    private final Map<String, Semaphore> inFlight = new ConcurrentHashMap<>();
+    private final Set<String> locallyFailing = ConcurrentHashMap.newKeySet();
+    private volatile boolean globalConfigured;
+
+    WebhookDeliveryHandler(
+            EndpointRegistry registry,
+            HttpDelivery delivery,
+            RateLimitStore rateLimits,
+            WebhookListener listener,
+            HttpDeliveryModule.Settings settings) {
+        this.registry = registry;
+        this.delivery = delivery;
+        this.rateLimits = rateLimits;
+        this.listener = listener;
+        this.settings = settings;
+    }
+
+    @Override
+    public void handle(Job job) throws Exception {
+        String name = job.endpoint()
+                .orElseThrow(() -> new PermanentJobFailure("webhook job " + job.id() + " has no endpoint: enqueue"
+                        + " deliveries with Webhooks.send(endpoint, payload, key)"));
+        Endpoint endpoint = registry.cached(name)
+                .orElseThrow(() -> new PermanentJobFailure("webhook endpoint '" + name + "' is not registered (was it"
+                        + " removed?); register it and replay this dead letter"));
+        if (!endpoint.isEnabled()) {
+            throw new SnoozeJob(
+                    "endpoint '" + name + "' is disabled ("
+                            + endpoint.disabledReason().orElse("no reason") + "); parked until it is enabled",
+                    settings.parkDelay());
+        }
+        Semaphore slots = endpoint.maxInFlight().map(n -> slots(name, n)).orElse(null);
+        if (slots != null && !slots.tryAcquire(settings.maxPermitWait().toMillis(), TimeUnit.MILLISECONDS)) {
+            Duration wait = Duration.ofMillis(100 + ThreadLocalRandom.current().nextLong(900));
+            listener.throttled(name, wait);
+            throw new SnoozeJob(
+                    "endpoint '" + name + "' has " + endpoint.maxInFlight().get()
+                            + " deliveries in flight in this process",
+                    wait);
+        }
+        try {
+            takePermits(endpoint);
+            AttemptResult result = delivery.deliver(request(job, endpoint));
+            listener.attempted(job, name, result);
+            conclude(job, endpoint, result);
+        } finally {
+            if (slots != null) {
+                slots.release();
+            }
+        }
+    }
+
+    private void takePermits(Endpoint endpoint) {
+        String name = endpoint.name();
+        try {
+            if (endpoint.ratePerSecond().isPresent()) {
+                PermitPool pool = pools.computeIfAbsent(name, k -> newPool(endpoint));
+                Duration wait = pool.acquire(settings.maxPermitWait());
+                if (wait != null) {
+                    snooze(name, wait, "rate limit of endpoint '" + name + "'");
+                }
+            }
+            if (settings.globalRate() != null) {
+                if (!globalConfigured) {
+                    rateLimits.configure(RateLimitStore.GLOBAL, settings.globalRate(), settings.globalBurst());
+                    globalConfigured = true;
+                }
+                PermitPool global = pools.computeIfAbsent(
+                        RateLimitStore.GLOBAL,
+                        k -> new PermitPool(k, rateLimits, settings.leaseChunk(), settings.permitTtl()));
+                Duration wait = global.acquire(settings.maxPermitWait());
+                if (wait != null) {
+                    snooze(name, wait, "global webhook rate limit");
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SnoozeJob("interrupted while waiting for rate-limit permits", Duration.ZERO);
+        } catch (SQLException e) {
+            log.warn("Leasing rate-limit permits for endpoint {} failed: {}", name, e.getMessage());
+            throw new SnoozeJob("leasing rate-limit permits failed: " + e.getMessage(), Duration.ofSeconds(1));
+        }
+    }
+
+    private PermitPool newPool(Endpoint endpoint) {
+        try {
+            rateLimits.configure(endpoint.name(), endpoint.ratePerSecond().orElseThrow(), endpoint.burst());
+        } catch (SQLException e) {
+            throw new IllegalStateException("creating the rate bucket of endpoint " + endpoint.name() + " failed", e);
+        }
+        return new PermitPool(endpoint.name(), rateLimits, settings.leaseChunk(), settings.permitTtl());
+    }
+
+    private void snooze(String endpoint, Duration wait, String what) {
+        listener.throttled(endpoint, wait);
+        throw new SnoozeJob("waiting " + wait.toMillis() + " ms for a permit of the " + what, wait);
+    }
+
+    private Semaphore slots(String name, int max) {
+        Semaphore s = inFlight.get(name);
+        if (s == null || s.availablePermits() > max) {
+            s = inFlight.compute(
+                    name, (k, old) -> old == null || old.availablePermits() > max ? new Semaphore(max) : old);
+        }
+        return s;
+    }
+
+    private DeliveryRequest request(Job job, Endpoint endpoint) {
+        DeliveryRequest.Builder request = DeliveryRequest.builder()
+                .url(endpoint.url())
+                .messageId(job.stableKey())
+                .body(job.payloadJson())
+                .signer(WebhookSigner.of(endpoint.secrets()))
+                .traceparent(job.headers().get("traceparent"))
+                .headers(endpoint.headers())
+                .timeouts(endpoint.timeouts().orElse(null));
+        String eventType = job.headers().get(EVENT_TYPE_JOB_HEADER);
+        if (eventType != null) {
+            request.header(EVENT_TYPE_HTTP_HEADER, eventType);
+        }
+        return request.build();
+    }
+
+    private void conclude(Job job, Endpoint endpoint, AttemptResult r) {
+        String name = endpoint.name();
+        switch (r.outcome()) {
+            case DONE -> {
+                if (endpoint.consecutiveFailures() > 0 || locallyFailing.remove(name)) {
+                    registry.recordSuccess(name);
+                }
+            }
+            case RETRY -> {
+                if (Integer.valueOf(429).equals(r.statusCode())) {
+                    lowerRate(endpoint, r);
+                }
+                recordFailure(name, r);
+                String message = describe(name, r);
+                if (r.retryAfter() != null) {
+                    throw new WebhookRetryLater(message, r.retryAfter(), name, r);
+                }
+                Optional<RetryPolicy> own = endpoint.retryPolicy();
+                if (own.isPresent()) {
+                    throw new WebhookRetryLater(
+                            message, own.get().delayAfter(job.attempt(), ThreadLocalRandom.current()), name, r);
+                }
+                throw new WebhookDeliveryException(message, name, r);
+            }
+            case DEAD -> throw new WebhookRejectedException(describe(name, r), name, r);
+            case DISABLE_ENDPOINT -> {
+                String reason = "HTTP " + r.statusCode() + " Gone: the receiver says this endpoint no longer exists";
+                registry.disable(name, WebhookListener.DisableCause.GONE, reason);
+                throw new WebhookRejectedException(
+                        describe(name, r) + "; endpoint disabled " + EndpointRegistry.DISABLED_MARKER, name, r);
+            }
+        }
+    }
+
+    private void lowerRate(Endpoint endpoint, AttemptResult r) {
+        if (endpoint.ratePerSecond().isEmpty()) {
+            return;
+        }
+        try {
+            RateLimitStore.Throttle t = rateLimits.throttle(
+                    endpoint.name(), r.retryAfter(), settings.adaptiveWindow(), settings.minRateFactor());
+            if (t != null && t.changed()) {
+                log.info(
+                        "Endpoint {} answered 429: rate lowered to {}% of {}/s until {}",
+                        endpoint.name(),
+                        Math.round(t.factor() * 100),
+                        endpoint.ratePerSecond().get(),
+                        t.until());
+                listener.rateLowered(endpoint.name(), t.factor(), t.until());
+            }
+        } catch (SQLException e) {
+            log.warn("Lowering the rate of endpoint {} after a 429 failed: {}", endpoint.name(), e.getMessage());
+        }
+    }
+
+    private void recordFailure(String name, AttemptResult r) {
+        locallyFailing.add(name);
+        EndpointRegistry.Streak streak = registry.recordFailure(name);
+        if (streak.enabled() && settings.sustainedFailure().disables(streak.failures(), streak.duration())) {
+            String reason = "sustained failure: " + streak.failures() + " consecutive failed deliveries over "
+                    + streak.duration().toMinutes() + " min, the last: " + describe(name, r);
+            registry.disable(name, WebhookListener.DisableCause.SUSTAINED_FAILURE, reason);
+        }
+    }
+
+    private static String describe(String endpoint, AttemptResult r) {
+        String what = r.statusCode() != null
+                ? "HTTP " + r.statusCode()
+                : r.cause().name().toLowerCase();
+        return "webhook endpoint '" + endpoint + "' delivery failed: " + what
+                + (r.error() != null && r.statusCode() == null ? " (" + r.error() + ")" : "")
+                + (r.remoteAddress() != null ? " from " + r.remoteAddress() : "");
+    }
+
+    @Override
+    public String toString() {
+        return "WebhookDeliveryHandler[" + delivery + "]";
+    }
+
+    @Nullable
+    PermitPool pool(String key) {
+        return pools.get(key);
+    }
+}

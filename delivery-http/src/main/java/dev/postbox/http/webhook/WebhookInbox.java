@@ -1,0 +1,255 @@
+package dev.postbox.http.webhook;
+
+import dev.postbox.http.VerifiedWebhook;
+import dev.postbox.http.WebhookSecret;
+import dev.postbox.http.WebhookVerificationException;
+import dev.postbox.http.WebhookVerifier;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The receiving side of Postbox webhooks: verifies the Standard Webhooks signature (timestamp
+ * tolerance, several secrets during rotation) and applies the receiver's handler at most once per
+ * {@code webhook-id}: the id is inserted into the inbox table <em>in the same transaction</em> as the
+ * handler's writes, so a redelivery after a success is a no-op and a redelivery after a failure runs
+ * again. Together with the sender's at-least-once delivery this gives an exactly-once effect.
+ *
+ * <pre>{@code
+ * WebhookInbox inbox = WebhookInbox.builder(dataSource).secret("whsec_...").build();
+ *
+ * @PostMapping("/hooks/postbox")
+ * ResponseEntity<Void> receive(HttpServletRequest request, @RequestBody byte[] body) {
+ *     InboxResult result = inbox.receive(request::getHeader, body, message -> orders.apply(message.bodyText()));
+ *     return ResponseEntity.status(result.httpStatus()).build();
+ * }
+ * }</pre>
+ *
+ * <p>A handler that throws rolls the record back and the exception propagates (answer 5xx so that
+ * the sender retries). Concurrent deliveries of one id serialise on the table's primary key: the
+ * second waits for the first and then sees a duplicate (or runs, if the first rolled back).
+ */
+public final class WebhookInbox {
+
+    /** The default inbox table (created by migration V3). */
+    public static final String DEFAULT_TABLE = "postbox_inbox";
+
+    private static final Logger log = LoggerFactory.getLogger(WebhookInbox.class);
+    private static final Pattern IDENTIFIER =
+            Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
+
+    private final DataSource dataSource;
+    private final WebhookVerifier verifier;
+    private final TransactionTemplate transactions;
+    private final String table;
+    private final String insert;
+
+    private WebhookInbox(Builder b) {
+        this.dataSource = b.dataSource;
+        this.verifier = b.verifier != null
+                ? b.verifier
+                : WebhookVerifier.builder()
+                        .secrets(b.secrets)
+                        .tolerance(b.tolerance)
+                        .build();
+        PlatformTransactionManager tm =
+                b.transactionManager != null ? b.transactionManager : new DataSourceTransactionManager(dataSource);
+        this.transactions = new TransactionTemplate(tm);
+        this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRED);
+        this.table = b.table;
+        this.insert = "INSERT INTO " + table + " (webhook_id, webhook_timestamp) VALUES (?, ?)"
+                + " ON CONFLICT (webhook_id) DO NOTHING";
+    }
+
+    /** A builder on the receiver's {@code DataSource}. */
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource);
+    }
+
+    /** The DDL of an inbox table with the given (validated) name, for receivers that do not run Postbox's migrations. */
+    public static String createTableSql(String table) {
+        requireIdentifier(table);
+        return "CREATE TABLE IF NOT EXISTS " + table + " (webhook_id text PRIMARY KEY, webhook_timestamp timestamptz,"
+                + " received_at timestamptz NOT NULL DEFAULT now())";
+    }
+
+    /**
+     * Verifies the webhook and applies the handler once per {@code webhook-id}.
+     *
+     * @param header the request's header lookup (for example {@code request::getHeader})
+     * @param rawBody the body bytes exactly as received
+     * @return applied, duplicate, or rejected with the reason (answer {@link InboxResult#httpStatus()})
+     * @throws InboxHandlerException when the handler failed with a checked exception (unchecked ones
+     *     propagate as they are); the record was rolled back, so a redelivery runs the handler again
+     */
+    public InboxResult receive(Function<String, @Nullable String> header, byte[] rawBody, InboxHandler handler) {
+        Objects.requireNonNull(header, "header may not be null");
+        Objects.requireNonNull(rawBody, "rawBody may not be null");
+        Objects.requireNonNull(handler, "handler may not be null");
+        VerifiedWebhook verified;
+        try {
+            verified = verifier.verify(header, rawBody);
+        } catch (WebhookVerificationException e) {
+            String id = header.apply(WebhookVerifier.ID_HEADER);
+            log.info("Rejected webhook {}: {} ({})", id, e.reason(), e.getMessage());
+            return new InboxResult(InboxResult.Outcome.REJECTED, id, e.reason() + ": " + e.getMessage());
+        }
+        InboxMessage message = new InboxMessage(verified.messageId(), verified.timestamp(), rawBody, header);
+        Boolean applied = transactions.execute(status -> {
+            if (!record(verified)) {
+                return false;
+            }
+            try {
+                handler.handle(message);
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new InboxHandlerException(verified.messageId(), e);
+            }
+            return true;
+        });
+        return new InboxResult(
+                Boolean.TRUE.equals(applied) ? InboxResult.Outcome.APPLIED : InboxResult.Outcome.DUPLICATE,
+                verified.messageId(),
+                null);
+    }
+
+    /** {@link #receive(Function, byte[], InboxHandler)} with the headers as a map (names case-insensitive). */
+    public InboxResult receive(Map<String, String> headers, byte[] rawBody, InboxHandler handler) {
+        Objects.requireNonNull(headers, "headers may not be null");
+        return receive(
+                name -> headers.entrySet().stream()
+                        .filter(e -> e.getKey().equalsIgnoreCase(name))
+                        .map(Map.Entry::getValue)
+                        .findFirst()
+                        .orElse(null),
+                rawBody,
+                handler);
+    }
+
+    /** Deletes records older than {@code age}; keep them longer than the sender retries (days). Returns how many. */
+    public int purgeOlderThan(Duration age) {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(
+                    "DELETE FROM " + table + " WHERE received_at < now() - ?::bigint * interval '1 millisecond'")) {
+                ps.setLong(1, age.toMillis());
+                return ps.executeUpdate();
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("Purging inbox table " + table + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    private boolean record(VerifiedWebhook verified) {
+        Connection c = DataSourceUtils.getConnection(dataSource);
+        try (PreparedStatement ps = c.prepareStatement(insert)) {
+            ps.setString(1, verified.messageId());
+            ps.setTimestamp(2, Timestamp.from(verified.timestamp()));
+            return ps.executeUpdate() > 0;
+        } catch (SQLException e) {
+            throw new IllegalStateException(
+                    "Recording webhook " + verified.messageId() + " in inbox table " + table + " failed: "
+                            + e.getMessage(),
+                    e);
+        } finally {
+            DataSourceUtils.releaseConnection(c, dataSource);
+        }
+    }
+
+    private static String requireIdentifier(String table) {
+        Objects.requireNonNull(table, "table may not be null");
+        if (!IDENTIFIER.matcher(table).matches()) {
+            throw new IllegalArgumentException("inbox table name '" + table + "' is not a plain SQL identifier:"
+                    + " use letters, digits and '_' (optionally schema.table), e.g. 'postbox_inbox'");
+        }
+        return table;
+    }
+
+    /** A handler's checked exception, rethrown after the inbox transaction rolled back. */
+    public static final class InboxHandlerException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        InboxHandlerException(String messageId, Exception cause) {
+            super("Webhook " + messageId + " handler failed; nothing was recorded, a redelivery runs it again", cause);
+        }
+    }
+
+    /** Builds a {@link WebhookInbox}. */
+    public static final class Builder {
+        private final DataSource dataSource;
+        private @Nullable WebhookVerifier verifier;
+        private final java.util.ArrayList<WebhookSecret> secrets = new java.util.ArrayList<>();
+        private Duration tolerance = WebhookVerifier.DEFAULT_TOLERANCE;
+        private @Nullable PlatformTransactionManager transactionManager;
+        private String table = DEFAULT_TABLE;
+
+        private Builder(DataSource dataSource) {
+            this.dataSource = Objects.requireNonNull(dataSource, "dataSource may not be null");
+        }
+
+        /** Adds a secret (whsec_...); add the new and the old one during rotation. */
+        public Builder secret(String serialized) {
+            secrets.add(WebhookSecret.parse(serialized));
+            return this;
+        }
+
+        public Builder secret(WebhookSecret secret) {
+            secrets.add(Objects.requireNonNull(secret, "secret may not be null"));
+            return this;
+        }
+
+        public Builder secrets(List<WebhookSecret> secrets) {
+            Objects.requireNonNull(secrets, "secrets may not be null").forEach(this::secret);
+            return this;
+        }
+
+        /** How far {@code webhook-timestamp} may be from now. Default 5 minutes. */
+        public Builder tolerance(Duration tolerance) {
+            this.tolerance = Objects.requireNonNull(tolerance, "tolerance may not be null");
+            return this;
+        }
+
+        /** A fully configured verifier instead of secrets and tolerance. */
+        public Builder verifier(WebhookVerifier verifier) {
+            this.verifier = Objects.requireNonNull(verifier, "verifier may not be null");
+            return this;
+        }
+
+        /** The receiver's transaction manager (e.g. JPA on the same DataSource); default a DataSourceTransactionManager. */
+        public Builder transactionManager(PlatformTransactionManager transactionManager) {
+            this.transactionManager = Objects.requireNonNull(transactionManager, "transactionManager may not be null");
+            return this;
+        }
+
+        /** The inbox table, a plain identifier (optionally schema-qualified). Default {@value #DEFAULT_TABLE}. */
+        public Builder table(String table) {
+            this.table = requireIdentifier(table);
+            return this;
+        }
+
+        public WebhookInbox build() {
+            if (verifier == null && secrets.isEmpty()) {
+                throw new IllegalArgumentException("WebhookInbox needs the endpoint's signing secret(s): call"
+                        + " secret(\"whsec_...\") (two during rotation) or verifier(...)");
+            }
+            return new WebhookInbox(this);
+        }
+    }
+}

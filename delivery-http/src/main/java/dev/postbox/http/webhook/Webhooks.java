@@ -1,0 +1,146 @@
+package dev.postbox.http.webhook;
+
+import dev.postbox.EnqueueResult;
+import dev.postbox.JobRequest;
+import dev.postbox.JsonCodec;
+import dev.postbox.Outbox;
+import dev.postbox.http.SsrfGuard;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Sends webhooks in the caller's transaction: {@link #send} to one endpoint, {@link #publish} to
+ * every endpoint subscribed to an event type. Each call writes one job; it is delivered if and only
+ * if the transaction commits.
+ *
+ * <pre>{@code
+ * @Transactional
+ * public void pay(Invoice invoice) {
+ *     invoices.markPaid(invoice);
+ *     webhooks.publish("invoice.paid", new InvoicePaid(invoice.id(), invoice.total()));
+ * }
+ * }</pre>
+ *
+ * <p>Payloads are objects serialised with the engine's {@link JsonCodec}; a {@code String} payload is
+ * taken as a JSON document as it is.
+ */
+public final class Webhooks {
+
+    private final Supplier<Outbox> outbox;
+    private final EndpointRegistry registry;
+    private final SsrfGuard guard;
+    private final JsonCodec codec;
+    private final HttpDeliveryModule.Settings settings;
+
+    Webhooks(
+            Supplier<Outbox> outbox,
+            EndpointRegistry registry,
+            SsrfGuard guard,
+            JsonCodec codec,
+            HttpDeliveryModule.Settings settings) {
+        this.outbox = outbox;
+        this.registry = registry;
+        this.guard = guard;
+        this.codec = codec;
+        this.settings = settings;
+    }
+
+    /**
+     * Enqueues a delivery of {@code payload} to the endpoint in the current Spring transaction.
+     *
+     * @param idempotencyKey the message's key, sent as {@code webhook-id} (prefixed with the endpoint
+     *     name: {@code <endpoint>:<key>}); sending twice with one key to one endpoint yields one job.
+     *     Null for a key derived from the job id
+     * @throws UnknownEndpointException when no such endpoint is registered
+     * @throws dev.postbox.http.ForbiddenDestinationException when the endpoint's URL names a forbidden
+     *     address
+     * @throws PayloadTooLargeException when the JSON is over the limit
+     */
+    public EnqueueResult send(String endpoint, Object payload, @Nullable String idempotencyKey) {
+        return outbox.get().enqueue(delivery(endpoint, payload, idempotencyKey, Map.of()));
+    }
+
+    /** {@link #send(String, Object, String)} with extra job headers (for example {@code traceparent}). */
+    public EnqueueResult send(
+            String endpoint, Object payload, @Nullable String idempotencyKey, Map<String, String> headers) {
+        return outbox.get().enqueue(delivery(endpoint, payload, idempotencyKey, headers));
+    }
+
+    /** {@link #send(String, Object, String)} on a JDBC connection whose transaction the caller controls. */
+    public EnqueueResult send(Connection connection, String endpoint, Object payload, @Nullable String idempotencyKey) {
+        return outbox.get().enqueue(connection, delivery(endpoint, payload, idempotencyKey, Map.of()));
+    }
+
+    /**
+     * Publishes an event to every endpoint subscribed to {@code eventType}, in the current Spring
+     * transaction. Writes one fan-out job, whatever the number of subscribers; after commit it is
+     * expanded into one delivery per subscriber, in batches.
+     *
+     * @throws PayloadTooLargeException when the JSON is over the limit
+     */
+    public EnqueueResult publish(String eventType, Object payload) {
+        return outbox.get().enqueue(fanOut(eventType, payload, null));
+    }
+
+    /** {@link #publish(String, Object)} with an idempotency key: publishing twice with one key yields one event. */
+    public EnqueueResult publish(String eventType, Object payload, @Nullable String idempotencyKey) {
+        return outbox.get().enqueue(fanOut(eventType, payload, idempotencyKey));
+    }
+
+    /** {@link #publish(String, Object)} on a JDBC connection whose transaction the caller controls. */
+    public EnqueueResult publish(Connection connection, String eventType, Object payload) {
+        return outbox.get().enqueue(connection, fanOut(eventType, payload, null));
+    }
+
+    /** Builds (and validates) the delivery job request {@link #send} writes. */
+    public JobRequest delivery(
+            String endpoint, Object payload, @Nullable String idempotencyKey, Map<String, String> headers) {
+        Objects.requireNonNull(endpoint, "endpoint may not be null");
+        Endpoint target = registry.cached(endpoint).orElseThrow(() -> new UnknownEndpointException(endpoint));
+        guard.validateUrl(target.url());
+        if (idempotencyKey != null) {
+            if (idempotencyKey.isBlank() || idempotencyKey.indexOf('.') >= 0 || idempotencyKey.length() > 200) {
+                throw new IllegalArgumentException("idempotencyKey '" + idempotencyKey + "' is invalid: use 1 to 200"
+                        + " characters without '.', which delimits the signed content of Standard Webhooks");
+            }
+        }
+        String json = json(payload, "endpoint '" + endpoint + "'");
+        JobRequest.Builder b = JobRequest.builder(WebhookDeliveryHandler.KIND)
+                .queue(settings.queue())
+                .endpoint(endpoint)
+                .rawJson(json)
+                .idempotencyKey(idempotencyKey == null ? null : endpoint + ":" + idempotencyKey)
+                .headers(headers);
+        target.retryPolicy().ifPresent(p -> b.maxAttempts(p.maxAttempts()));
+        return b.build();
+    }
+
+    private JobRequest fanOut(String eventType, Object payload, @Nullable String idempotencyKey) {
+        if (eventType == null || eventType.isBlank() || eventType.length() > 200) {
+            throw new IllegalArgumentException("eventType must be 1 to 200 characters, e.g. 'invoice.paid'");
+        }
+        String json = json(payload, "event '" + eventType + "'");
+        String wrapped = "{\"eventType\":" + codec.toJson(eventType) + ",\"payload\":" + json + "}";
+        return JobRequest.builder(FanOutHandler.KIND)
+                .queue(settings.queue())
+                .rawJson(wrapped)
+                .idempotencyKey(idempotencyKey == null ? null : "event:" + idempotencyKey)
+                .header(WebhookDeliveryHandler.EVENT_TYPE_JOB_HEADER, eventType)
+                .build();
+    }
+
+    private String json(Object payload, String target) {
+        Objects.requireNonNull(payload, "payload may not be null (use Map.of() for an empty object)");
+        String json = payload instanceof String s ? s : codec.toJson(payload);
+        long size = json.getBytes(StandardCharsets.UTF_8).length;
+        if (size > settings.maxPayloadBytes()) {
+            throw new PayloadTooLargeException(target, size, settings.maxPayloadBytes());
+        }
+        codec.validate(json);
+        return json;
+    }
+}
