@@ -1,0 +1,198 @@
+package dev.postbox.spring;
+
+import dev.postbox.HandlerRegistration;
+import dev.postbox.JsonCodec;
+import dev.postbox.Outbox;
+import dev.postbox.Postbox;
+import dev.postbox.PostboxAdmin;
+import dev.postbox.PostboxConfig;
+import dev.postbox.PostboxListener;
+import dev.postbox.spring.internal.AnnotatedBeanVerifier;
+import dev.postbox.spring.internal.AutoProxyRegistrar;
+import dev.postbox.spring.internal.CompositePostboxListener;
+import dev.postbox.spring.internal.EnqueueAdvisor;
+import dev.postbox.spring.internal.EnqueueMethodInterceptor;
+import dev.postbox.spring.internal.HandlerMethod;
+import dev.postbox.spring.internal.HandlerMethodRegistry;
+import dev.postbox.spring.internal.HandlerMethodScanner;
+import dev.postbox.spring.internal.HandlerRegistrations;
+import dev.postbox.spring.internal.OutboxEventBridge;
+import dev.postbox.spring.internal.PostboxConfigFactory;
+import dev.postbox.spring.internal.PostboxWorkerLifecycle;
+import dev.postbox.spring.internal.VirtualThreads;
+import java.util.List;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.PlatformTransactionManager;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Auto-configuration of Postbox on the application's {@code DataSource}: the {@link Postbox} engine,
+ * its {@link Outbox} and {@link PostboxAdmin}, the schema initializer, the worker lifecycle, {@link
+ * Enqueue @Enqueue} methods, {@link OutboxEvent @OutboxEvent} events and {@link OutboxHandler
+ * @OutboxHandler} methods. Every bean backs off when the application declares its own; {@code
+ * postbox.enabled=false} turns it all off; without a {@code DataSource} nothing is configured.
+ *
+ * <p>Metrics, health and the actuator endpoint live in their own auto-configurations. Every {@link
+ * PostboxListener} bean receives the engine's events.
+ */
+@AutoConfiguration(
+        afterName = {
+            "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+            "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
+            "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
+            "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration",
+            "org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration",
+            "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
+            "org.springframework.boot.autoconfigure.aop.AopAutoConfiguration"
+        })
+@ConditionalOnBean(DataSource.class)
+@ConditionalOnBooleanProperty(name = "postbox.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(PostboxProperties.class)
+@Import(AutoProxyRegistrar.class)
+public final class PostboxAutoConfiguration {
+
+    private static final Logger log = LoggerFactory.getLogger(PostboxAutoConfiguration.class);
+
+    /** Payloads as JSON with the application's Jackson 3 {@code JsonMapper} when it has one. */
+    @Bean
+    @ConditionalOnMissingBean
+    JsonCodec postboxJsonCodec(ObjectProvider<JsonMapper> jsonMapper) {
+        JsonMapper mapper = jsonMapper.getIfUnique();
+        return mapper != null ? JsonCodec.jackson(mapper) : JsonCodec.jackson();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    PostboxSchemaInitializer postboxSchemaInitializer(DataSource dataSource, PostboxProperties properties) {
+        return new PostboxSchemaInitializer(dataSource, properties.getSchema().getInitialize());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    HandlerMethodRegistry postboxHandlerMethods(ConfigurableListableBeanFactory beanFactory) {
+        return new HandlerMethodRegistry(HandlerMethodScanner.scan(beanFactory));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    Postbox postbox(
+            DataSource dataSource,
+            PostboxProperties properties,
+            JsonCodec codec,
+            HandlerMethodRegistry handlerMethods,
+            ObjectProvider<HandlerRegistration> handlerRegistrations,
+            ObjectProvider<PostboxListener> listeners,
+            ObjectProvider<PostboxCustomizer> customizers,
+            ObjectProvider<PlatformTransactionManager> transactionManager,
+            ConfigurableListableBeanFactory beanFactory,
+            Environment environment) {
+        PostboxConfig.Builder config =
+                PostboxConfigFactory.builder(properties, VirtualThreads.factoryIfEnabled(environment));
+        List<PostboxCustomizer> orderedCustomizers = customizers.orderedStream().toList();
+        orderedCustomizers.forEach(c -> c.customizeConfig(config));
+
+        Postbox.Builder builder = Postbox.builder(dataSource)
+                .config(config.build())
+                .codec(codec)
+                .listener(new CompositePostboxListener(
+                        () -> listeners.orderedStream().toList()));
+        PlatformTransactionManager tm = transactionManagerFor(dataSource, transactionManager);
+        if (tm != null) {
+            builder.transactionManager(tm);
+        }
+        Map<String, HandlerMethod> methods = handlerMethods.byKind();
+        for (HandlerRegistration registration :
+                handlerRegistrations.orderedStream().toList()) {
+            HandlerMethod clash = methods.get(registration.kind());
+            if (clash != null) {
+                throw new IllegalStateException("Job kind '" + registration.kind() + "' has two handlers: "
+                        + clash.describe() + " and a HandlerRegistration bean. Each kind has exactly one handler.");
+            }
+            builder.handler(registration);
+        }
+        HandlerRegistrations.of(methods, properties, beanFactory).forEach(builder::handler);
+        orderedCustomizers.forEach(c -> c.customizePostbox(builder));
+        return builder.build();
+    }
+
+    /**
+     * The application's transaction manager when it manages the engine's {@code DataSource} (so that
+     * handler writes through it join the completing transaction); else the engine's own.
+     */
+    private static PlatformTransactionManager transactionManagerFor(
+            DataSource dataSource, ObjectProvider<PlatformTransactionManager> candidates) {
+        PlatformTransactionManager tm = candidates.getIfUnique();
+        if (tm instanceof DataSourceTransactionManager dstm && dstm.getDataSource() != dataSource) {
+            log.debug("The application's transaction manager manages another DataSource; Postbox uses its own");
+            return null;
+        }
+        return tm;
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    Outbox postboxOutbox(Postbox postbox) {
+        return postbox.outbox();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    PostboxAdmin postboxAdmin(Postbox postbox) {
+        return postbox.admin();
+    }
+
+    /** Runs jobs in this process; {@code postbox.worker.enabled=false} for enqueue-only applications. */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty(name = "postbox.worker.enabled", matchIfMissing = true)
+    PostboxWorkerLifecycle postboxWorkerLifecycle(Postbox postbox) {
+        return new PostboxWorkerLifecycle(postbox);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static EnqueueMethodInterceptor postboxEnqueueMethodInterceptor(
+            ObjectProvider<Postbox> postbox, ConfigurableListableBeanFactory beanFactory) {
+        return new EnqueueMethodInterceptor(postbox, beanFactory);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static EnqueueAdvisor postboxEnqueueAdvisor(EnqueueMethodInterceptor postboxEnqueueMethodInterceptor) {
+        return new EnqueueAdvisor(postboxEnqueueMethodInterceptor);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    static OutboxEventBridge postboxOutboxEventBridge(
+            ObjectProvider<Postbox> postbox, ConfigurableListableBeanFactory beanFactory) {
+        return new OutboxEventBridge(postbox, beanFactory);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    static AnnotatedBeanVerifier postboxAnnotatedBeanVerifier(
+            ConfigurableListableBeanFactory beanFactory,
+            ObjectProvider<HandlerMethodRegistry> handlerMethods,
+            ObjectProvider<EnqueueMethodInterceptor> enqueueInterceptor) {
+        return new AnnotatedBeanVerifier(beanFactory, handlerMethods, enqueueInterceptor);
+    }
+}

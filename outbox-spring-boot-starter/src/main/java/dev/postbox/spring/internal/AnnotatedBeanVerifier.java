@@ -1,0 +1,100 @@
+package dev.postbox.spring.internal;
+
+import java.lang.reflect.Method;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.FactoryBean;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.core.MethodIntrospector;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * After all singletons exist, checks the annotations on them so that mistakes fail the startup
+ * rather than the first call: every {@code @OutboxHandler} method was registered with the engine
+ * (a bean whose type was not visible from its definition would otherwise be missed), and every
+ * {@code @Enqueue} annotation is valid (SpEL syntax, delay, a payload for void methods).
+ */
+public final class AnnotatedBeanVerifier implements SmartInitializingSingleton {
+
+    private static final Logger log = LoggerFactory.getLogger(AnnotatedBeanVerifier.class);
+
+    private final ConfigurableListableBeanFactory beanFactory;
+    private final ObjectProvider<HandlerMethodRegistry> handlers;
+    private final ObjectProvider<EnqueueMethodInterceptor> enqueueInterceptor;
+
+    public AnnotatedBeanVerifier(
+            ConfigurableListableBeanFactory beanFactory,
+            ObjectProvider<HandlerMethodRegistry> handlers,
+            ObjectProvider<EnqueueMethodInterceptor> enqueueInterceptor) {
+        this.beanFactory = beanFactory;
+        this.handlers = handlers;
+        this.enqueueInterceptor = enqueueInterceptor;
+    }
+
+    @Override
+    public void afterSingletonsInstantiated() {
+        HandlerMethodRegistry registry = handlers.getIfAvailable();
+        EnqueueMethodInterceptor interceptor = enqueueInterceptor.getIfAvailable();
+        Set<String> names = new LinkedHashSet<>(Set.of(beanFactory.getBeanDefinitionNames()));
+        names.addAll(Set.of(beanFactory.getSingletonNames()));
+        for (String name : names) {
+            if (!beanFactory.containsSingleton(name)) {
+                continue;
+            }
+            Object bean = beanFactory.getSingleton(name);
+            if (bean == null || bean instanceof FactoryBean<?>) {
+                continue;
+            }
+            Class<?> type = AopUtils.getTargetClass(bean);
+            if (registry != null) {
+                verifyHandlers(registry, name, type);
+            }
+            if (interceptor != null) {
+                verifyEnqueueMethods(interceptor, name, bean, type);
+            }
+        }
+    }
+
+    private static void verifyHandlers(HandlerMethodRegistry registry, String name, Class<?> type) {
+        for (HandlerMethod found :
+                HandlerMethodScanner.handlerMethods(name, type).values()) {
+            HandlerMethod registered = registry.forKind(found.kind()).orElse(null);
+            if (registered == null) {
+                throw new IllegalStateException("@OutboxHandler(\"" + found.kind() + "\") on " + found.describe()
+                        + " was not registered: the bean's class could not be told from its definition when the"
+                        + " Postbox engine was built. Declare the @Bean method's return type as "
+                        + type.getName() + ", or register the handler with a HandlerRegistration bean.");
+            }
+            if (!registered.method().equals(found.method())
+                    && !registered.beanName().equals(name)) {
+                throw new IllegalStateException("Two @OutboxHandler methods handle job kind '" + found.kind() + "': "
+                        + registered.describe() + " and " + found.describe()
+                        + ". Each kind has exactly one handler: remove one, or give it another kind.");
+            }
+        }
+    }
+
+    private static void verifyEnqueueMethods(
+            EnqueueMethodInterceptor interceptor, String name, Object bean, Class<?> type) {
+        Set<Method> annotated =
+                MethodIntrospector.selectMethods(type, (ReflectionUtils.MethodFilter) EnqueueMethod::isAnnotated);
+        if (annotated.isEmpty()) {
+            return;
+        }
+        for (Method method : annotated) {
+            interceptor.describe(method, type);
+        }
+        if (!AopUtils.isAopProxy(bean)) {
+            log.warn(
+                    "Bean '{}' ({}) has @Enqueue methods but is not a proxy, so they write no jobs. Is the class final,"
+                            + " or was it created before the auto-proxy creator?",
+                    name,
+                    type.getName());
+        }
+    }
+}

@@ -1,0 +1,138 @@
+package dev.postbox.spring.internal;
+
+import dev.postbox.JobRequest;
+import java.time.Duration;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.EvaluationException;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ExpressionParser;
+import org.springframework.expression.ParseException;
+
+/**
+ * A job to write, as an annotation describes it: a kind and queue, SpEL expressions for payload and
+ * keys, a delay and a priority. Parsed and validated once, when the annotated method or event class
+ * is first seen, so that mistakes are reported at startup with the place they were made.
+ */
+final class JobTemplate {
+
+    private final String where;
+    private final String kind;
+    private final String queue;
+    private final @Nullable Expression payload;
+    private final @Nullable Expression idempotencyKey;
+    private final @Nullable Expression orderingKey;
+    private final @Nullable Expression condition;
+    private final Duration delay;
+    private final int priority;
+
+    JobTemplate(
+            ExpressionParser parser,
+            String where,
+            String kind,
+            String queue,
+            String payload,
+            String idempotencyKey,
+            String orderingKey,
+            String condition,
+            String delay,
+            int priority) {
+        this.where = where;
+        if (kind.isBlank()) {
+            throw new IllegalStateException(where + " has a blank kind: name the job kind, e.g. kind = \"send-mail\"");
+        }
+        this.kind = kind;
+        this.queue = queue.isBlank() ? JobRequest.DEFAULT_QUEUE : queue;
+        this.payload = parse(parser, "payload", payload);
+        this.idempotencyKey = parse(parser, "idempotencyKey", idempotencyKey);
+        this.orderingKey = parse(parser, "orderingKey", orderingKey);
+        this.condition = parse(parser, "condition", condition);
+        Duration parsedDelay = HandlerRegistrations.parseOptionalDuration(delay, () -> where + " delay");
+        this.delay = parsedDelay != null ? parsedDelay : Duration.ZERO;
+        if (priority < JobRequest.MIN_PRIORITY || priority > JobRequest.MAX_PRIORITY) {
+            throw new IllegalStateException(where + ": priority must be between " + JobRequest.MIN_PRIORITY + " and "
+                    + JobRequest.MAX_PRIORITY + ", was " + priority);
+        }
+        this.priority = priority;
+    }
+
+    private @Nullable Expression parse(ExpressionParser parser, String attribute, String text) {
+        if (text.isBlank()) {
+            return null;
+        }
+        try {
+            return parser.parseExpression(text);
+        } catch (ParseException e) {
+            throw new IllegalStateException(
+                    where + ": " + attribute + " = \"" + text + "\" is not a valid SpEL expression: " + e.getMessage(),
+                    e);
+        }
+    }
+
+    String kind() {
+        return kind;
+    }
+
+    boolean hasPayloadExpression() {
+        return payload != null;
+    }
+
+    /** Whether the condition (if any) holds. */
+    boolean applies(EvaluationContext context) {
+        if (condition == null) {
+            return true;
+        }
+        Boolean value = evaluate(condition, "condition", context, Boolean.class);
+        return Boolean.TRUE.equals(value);
+    }
+
+    /** The request for this job; {@code defaultPayload} when no payload expression is set. */
+    JobRequest toRequest(EvaluationContext context, Supplier<@Nullable Object> defaultPayload) {
+        Object payloadValue =
+                payload != null ? evaluate(payload, "payload", context, Object.class) : defaultPayload.get();
+        if (payloadValue == null) {
+            throw new IllegalStateException(where + ": the payload of job kind '" + kind + "' is null. "
+                    + (payload != null
+                            ? "The payload expression evaluated to null."
+                            : "The method returned null; set payload = \"...\" to choose what to send."));
+        }
+        JobRequest.Builder builder = JobRequest.builder(kind)
+                .queue(queue)
+                .payload(payloadValue)
+                .priority(priority)
+                .delay(delay);
+        if (idempotencyKey != null) {
+            builder.idempotencyKey(text(idempotencyKey, "idempotencyKey", context));
+        }
+        if (orderingKey != null) {
+            builder.orderingKey(text(orderingKey, "orderingKey", context));
+        }
+        return builder.build();
+    }
+
+    private @Nullable String text(Expression expression, String attribute, EvaluationContext context) {
+        Object value = evaluate(expression, attribute, context, Object.class);
+        if (value == null) {
+            return null;
+        }
+        String text = value.toString();
+        if (text.isBlank()) {
+            throw new IllegalStateException(where + ": " + attribute + " \"" + expression.getExpressionString()
+                    + "\" evaluated to a blank text; return null for no key");
+        }
+        return text;
+    }
+
+    private <T> @Nullable T evaluate(
+            Expression expression, String attribute, EvaluationContext context, Class<T> type) {
+        try {
+            return expression.getValue(context, type);
+        } catch (EvaluationException e) {
+            throw new IllegalStateException(
+                    where + ": evaluating " + attribute + " \"" + expression.getExpressionString() + "\" failed: "
+                            + e.getMessage(),
+                    e);
+        }
+    }
+}

@@ -1,0 +1,57 @@
+package dev.postbox.spring.internal;
+
+import dev.postbox.PostboxConfig;
+import dev.postbox.RetryPolicy;
+import dev.postbox.spring.PostboxProperties;
+import java.util.LinkedHashSet;
+import java.util.concurrent.ThreadFactory;
+import org.jspecify.annotations.Nullable;
+
+/** Turns {@code postbox.*} properties into a {@link PostboxConfig.Builder}. */
+public final class PostboxConfigFactory {
+
+    private PostboxConfigFactory() {}
+
+    /** A builder preset from the properties; customizers may still change it. */
+    public static PostboxConfig.Builder builder(PostboxProperties properties, @Nullable ThreadFactory workerThreads) {
+        PostboxProperties.Worker worker = properties.getWorker();
+        PostboxConfig.Builder b = PostboxConfig.custom()
+                .queues(new LinkedHashSet<>(worker.getQueues()))
+                .concurrency(worker.getConcurrency())
+                .claimBatchSize(worker.getClaimBatchSize())
+                .pollInterval(worker.getPollInterval())
+                .listenNotify(worker.isListenNotify())
+                .visibilityTimeout(worker.getVisibilityTimeout())
+                .heartbeatInterval(worker.getHeartbeatInterval())
+                .rescueInterval(worker.getRescueInterval())
+                .completionBatchSize(worker.getCompletionBatchSize())
+                .completionFlushInterval(worker.getCompletionFlushInterval())
+                .shutdownGrace(worker.getShutdownGrace())
+                .maintenanceInterval(worker.getMaintenanceInterval())
+                .retryPolicy(retryPolicy(properties.getRetry()))
+                .attemptLog(properties.getAttemptLog())
+                .idempotencyWindow(properties.getIdempotencyWindow())
+                .maxPayloadBytes(properties.getMaxPayloadBytes())
+                .unknownKindDelay(properties.getUnknownKindDelay())
+                .transactionMode(properties.getTransactionMode())
+                .archiveRetention(properties.getArchive().getRetention())
+                .partitionsAhead(properties.getArchive().getPartitionsAhead())
+                .workerThreadFactory(workerThreads);
+        if (worker.getPrefetch() != null) {
+            b.prefetch(worker.getPrefetch());
+        }
+        if (worker.getId() != null && !worker.getId().isBlank()) {
+            b.workerId(worker.getId());
+        }
+        return b;
+    }
+
+    /** The default retry policy from {@code postbox.retry.*}. */
+    public static RetryPolicy retryPolicy(PostboxProperties.Retry retry) {
+        return RetryPolicy.custom()
+                .base(retry.getBase())
+                .cap(retry.getCap())
+                .maxAttempts(retry.getMaxAttempts())
+                .build();
+    }
+}
