@@ -1,0 +1,359 @@
+package dev.postbox.spring.endpoint;
+
+import dev.postbox.DeadLetterFilter;
+import dev.postbox.JobDetails;
+import dev.postbox.PostboxAdmin;
+import dev.postbox.QueueStats;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+
+/**
+ * The {@code postbox} actuator endpoint, on {@link PostboxAdmin}.
+ *
+ * <ul>
+ *   <li>{@code GET /actuator/postbox}: summary per queue (depth by state, oldest age, dead letters,
+ *       paused) and totals.
+ *   <li>{@code GET /actuator/postbox/queues}: the per-queue part of the summary.
+ *   <li>{@code GET /actuator/postbox/dlq?queue=&kind=&endpoint=&error=&deadFrom=&deadTo=&limit=}:
+ *       dead letters, newest first ({@code error} matches the last error case-insensitively, the
+ *       times are ISO-8601 instants, {@code [deadFrom, deadTo)}).
+ *   <li>{@code GET /actuator/postbox/jobs/{id}}: one job with its attempt history, wherever it is
+ *       (live, archive, dead); 404 when unknown.
+ *   <li>{@code POST /actuator/postbox/{action}} with a JSON body, only when {@code
+ *       postbox.admin.write-enabled=true} (else 403): {@code replay} ({@code {"id": 42}} or a filter
+ *       {@code queue, kind, endpoint, error, deadFrom, deadTo}), {@code purge} (a filter), {@code
+ *       cancel} ({@code id} of a waiting job), {@code pause} and {@code resume} ({@code queue}).
+ *       Replay and purge by filter need at least one criterion, or {@code "all": true}.
+ * </ul>
+ */
+@Endpoint(id = "postbox")
+public class PostboxEndpoint {
+
+    /** The most dead letters one list returns. */
+    public static final int MAX_DEAD_LETTER_LIMIT = 1000;
+
+    static final String WRITE_PROPERTY = "postbox.admin.write-enabled";
+
+    /** HTTP 403, returned by write operations while they are disabled. */
+    public static final int STATUS_FORBIDDEN = 403;
+
+    private static final Logger log = LoggerFactory.getLogger(PostboxEndpoint.class);
+
+    private final PostboxAdmin admin;
+    private final PostboxAdminProperties properties;
+
+    public PostboxEndpoint(PostboxAdmin admin, PostboxAdminProperties properties) {
+        this.admin = admin;
+        this.properties = properties;
+    }
+
+    /** Summary of every queue and the totals. */
+    @ReadOperation
+    public Summary summary() {
+        List<QueueSummary> queues =
+                admin.queues().stream().map(QueueSummary::of).toList();
+        long due = 0;
+        long scheduled = 0;
+        long running = 0;
+        long dead = 0;
+        double oldest = 0;
+        for (QueueSummary q : queues) {
+            due += q.due();
+            scheduled += q.scheduled();
+            running += q.running();
+            dead += q.dead();
+            oldest = Math.max(oldest, q.oldestAgeSeconds());
+        }
+        return new Summary(due, scheduled, running, dead, oldest, properties.isWriteEnabled(), queues);
+    }
+
+    /** {@code queues}: the per-queue summary; {@code dlq}: dead letters matching the parameters. */
+    @ReadOperation
+    public Object resource(
+            @Selector String resource,
+            @Nullable String queue,
+            @Nullable String kind,
+            @Nullable String endpoint,
+            @Nullable String error,
+            @Nullable String deadFrom,
+            @Nullable String deadTo,
+            @Nullable Integer limit) {
+        return switch (resource) {
+            case "queues" -> summary().queues();
+            case "dlq" -> {
+                int max = limit != null ? limit : properties.getDeadLetterLimit();
+                if (max < 1 || max > MAX_DEAD_LETTER_LIMIT) {
+                    throw new InvalidEndpointRequestException(
+                            "limit must be between 1 and " + MAX_DEAD_LETTER_LIMIT + ", was " + max,
+                            "limit out of range");
+                }
+                yield admin.deadLetters(filter(queue, kind, endpoint, error, deadFrom, deadTo), max);
+            }
+            default ->
+                throw new InvalidEndpointRequestException(
+                        "Unknown resource '" + resource + "': use queues, dlq or jobs/{id}", "unknown resource");
+        };
+    }
+
+    /** {@code jobs/{id}}: the job with its attempt history; {@code null} (404) when there is none. */
+    @ReadOperation
+    public @Nullable JobView job(@Selector String resource, @Selector long id) {
+        if (!resource.equals("jobs")) {
+            throw new InvalidEndpointRequestException(
+                    "Unknown resource '" + resource + "': use jobs/{id}", "unknown resource");
+        }
+        return admin.job(id)
+                .map(job -> JobView.of(job, properties.isShowPayloads()))
+                .orElse(null);
+    }
+
+    /** Runs a write action; refused (403) unless {@value #WRITE_PROPERTY} is true. */
+    @WriteOperation
+    public WebEndpointResponse<Map<String, Object>> action(
+            @Selector String action,
+            @Nullable Long id,
+            @Nullable String queue,
+            @Nullable String kind,
+            @Nullable String endpoint,
+            @Nullable String error,
+            @Nullable String deadFrom,
+            @Nullable String deadTo,
+            @Nullable Boolean all) {
+        if (!properties.isWriteEnabled()) {
+            return response(
+                    STATUS_FORBIDDEN,
+                    Map.of(
+                            "action",
+                            action,
+                            "error",
+                            "Postbox write operations are disabled: set " + WRITE_PROPERTY
+                                    + "=true to allow replay, purge, cancel, pause and resume"));
+        }
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("action", action);
+        switch (action.toLowerCase(Locale.ROOT)) {
+            case "replay" -> {
+                if (id != null) {
+                    if (hasFilter(queue, kind, endpoint, error, deadFrom, deadTo)) {
+                        return badRequest(action, "give either id or filter criteria, not both");
+                    }
+                    boolean replayed = admin.replay(id);
+                    log.info("Postbox admin: replay of dead letter {} {}", id, replayed ? "done" : "found nothing");
+                    if (!replayed) {
+                        result.put("error", "no dead letter with id " + id);
+                        return response(WebEndpointResponse.STATUS_NOT_FOUND, result);
+                    }
+                    result.put("id", id);
+                    result.put("replayed", 1);
+                } else {
+                    DeadLetterFilter filter = guardedFilter(queue, kind, endpoint, error, deadFrom, deadTo, all);
+                    int replayed = admin.replay(filter);
+                    log.info("Postbox admin: replayed {} dead letters ({})", replayed, describe(filter));
+                    result.put("replayed", replayed);
+                }
+            }
+            case "purge" -> {
+                if (id != null) {
+                    return badRequest(action, "purge takes filter criteria, not an id");
+                }
+                DeadLetterFilter filter = guardedFilter(queue, kind, endpoint, error, deadFrom, deadTo, all);
+                int purged = admin.purge(filter);
+                log.info("Postbox admin: purged {} dead letters ({})", purged, describe(filter));
+                result.put("purged", purged);
+            }
+            case "cancel" -> {
+                if (id == null) {
+                    return badRequest(action, "cancel needs the id of a waiting job");
+                }
+                boolean cancelled = admin.cancel(id);
+                log.info("Postbox admin: cancel of job {} {}", id, cancelled ? "done" : "found no waiting job");
+                if (!cancelled) {
+                    result.put("error", "no waiting (pending or retry) job with id " + id);
+                    return response(WebEndpointResponse.STATUS_NOT_FOUND, result);
+                }
+                result.put("id", id);
+                result.put("cancelled", true);
+            }
+            case "pause", "resume" -> {
+                String name = blankToNull(queue);
+                if (name == null) {
+                    return badRequest(action, action + " needs a queue");
+                }
+                boolean pause = action.equalsIgnoreCase("pause");
+                if (pause) {
+                    admin.pause(name);
+                } else {
+                    admin.resume(name);
+                }
+                log.info("Postbox admin: queue '{}' {}", name, pause ? "paused" : "resumed");
+                result.put("queue", name);
+                result.put("paused", pause);
+            }
+            default -> {
+                return badRequest(action, "unknown action: use replay, purge, cancel, pause or resume");
+            }
+        }
+        return response(WebEndpointResponse.STATUS_OK, result);
+    }
+
+    private static WebEndpointResponse<Map<String, Object>> badRequest(String action, String message) {
+        return response(WebEndpointResponse.STATUS_BAD_REQUEST, Map.of("action", action, "error", message));
+    }
+
+    private static WebEndpointResponse<Map<String, Object>> response(int status, Map<String, Object> body) {
+        return new WebEndpointResponse<>(body, status);
+    }
+
+    private static DeadLetterFilter guardedFilter(
+            @Nullable String queue,
+            @Nullable String kind,
+            @Nullable String endpoint,
+            @Nullable String error,
+            @Nullable String deadFrom,
+            @Nullable String deadTo,
+            @Nullable Boolean all) {
+        boolean any = hasFilter(queue, kind, endpoint, error, deadFrom, deadTo);
+        if (!any && !Boolean.TRUE.equals(all)) {
+            throw new InvalidEndpointRequestException(
+                    "Give at least one of queue, kind, endpoint, error, deadFrom, deadTo, or \"all\": true"
+                            + " to select every dead letter",
+                    "no filter");
+        }
+        return filter(queue, kind, endpoint, error, deadFrom, deadTo);
+    }
+
+    private static boolean hasFilter(
+            @Nullable String queue,
+            @Nullable String kind,
+            @Nullable String endpoint,
+            @Nullable String error,
+            @Nullable String deadFrom,
+            @Nullable String deadTo) {
+        for (String s : new @Nullable String[] {queue, kind, endpoint, error, deadFrom, deadTo}) {
+            if (blankToNull(s) != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static DeadLetterFilter filter(
+            @Nullable String queue,
+            @Nullable String kind,
+            @Nullable String endpoint,
+            @Nullable String error,
+            @Nullable String deadFrom,
+            @Nullable String deadTo) {
+        return DeadLetterFilter.all()
+                .queue(blankToNull(queue))
+                .kind(blankToNull(kind))
+                .endpoint(blankToNull(endpoint))
+                .errorContains(blankToNull(error))
+                .deadBetween(instant("deadFrom", deadFrom), instant("deadTo", deadTo));
+    }
+
+    private static @Nullable Instant instant(String name, @Nullable String text) {
+        String value = blankToNull(text);
+        if (value == null) {
+            return null;
+        }
+        try {
+            return Instant.parse(value);
+        } catch (DateTimeParseException e) {
+            throw new InvalidEndpointRequestException(
+                    name + " must be an ISO-8601 instant such as 2026-01-31T12:00:00Z, was '" + value + "'",
+                    "bad " + name);
+        }
+    }
+
+    private static @Nullable String blankToNull(@Nullable String s) {
+        return s == null || s.isBlank() ? null : s.trim();
+    }
+
+    private static String describe(DeadLetterFilter f) {
+        StringBuilder b = new StringBuilder();
+        f.queue().ifPresent(v -> b.append("queue=").append(v).append(' '));
+        f.kind().ifPresent(v -> b.append("kind=").append(v).append(' '));
+        f.endpoint().ifPresent(v -> b.append("endpoint=").append(v).append(' '));
+        f.errorContains().ifPresent(v -> b.append("error~").append(v).append(' '));
+        f.deadFrom().ifPresent(v -> b.append("deadFrom=").append(v).append(' '));
+        f.deadTo().ifPresent(v -> b.append("deadTo=").append(v).append(' '));
+        return b.isEmpty() ? "all" : b.toString().trim();
+    }
+
+    /** Totals over every queue, and each queue. */
+    public record Summary(
+            long due,
+            long scheduled,
+            long running,
+            long dead,
+            double oldestAgeSeconds,
+            boolean writeEnabled,
+            List<QueueSummary> queues) {}
+
+    /** One queue right now; {@code oldestAgeSeconds} is the SLO. */
+    public record QueueSummary(
+            String queue, long due, long scheduled, long running, double oldestAgeSeconds, long dead, boolean paused) {
+
+        static QueueSummary of(QueueStats s) {
+            return new QueueSummary(
+                    s.queue(),
+                    s.due(),
+                    s.scheduled(),
+                    s.running(),
+                    s.oldestDueAge().toMillis() / 1000.0,
+                    s.dead(),
+                    s.paused());
+        }
+    }
+
+    /**
+     * A job as the endpoint shows it: {@link JobDetails} with the payload left out unless {@code
+     * postbox.admin.show-payloads=true}.
+     */
+    public record JobView(
+            long id,
+            String queue,
+            String kind,
+            String state,
+            int attempts,
+            int maxAttempts,
+            @Nullable Instant runAt,
+            @Nullable String lastError,
+            Instant createdAt,
+            @Nullable Instant finishedAt,
+            boolean payloadShown,
+            @Nullable String payloadJson,
+            List<JobDetails.Attempt> history) {
+
+        static JobView of(JobDetails j, boolean showPayload) {
+            return new JobView(
+                    j.id(),
+                    j.queue(),
+                    j.kind(),
+                    j.state(),
+                    j.attempts(),
+                    j.maxAttempts(),
+                    j.runAt(),
+                    j.lastError(),
+                    j.createdAt(),
+                    j.finishedAt(),
+                    showPayload,
+                    showPayload ? j.payloadJson() : null,
+                    j.history());
+        }
+    }
+}

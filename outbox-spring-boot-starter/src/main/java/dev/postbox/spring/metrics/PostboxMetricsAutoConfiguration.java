@@ -1,0 +1,45 @@
+package dev.postbox.spring.metrics;
+
+import dev.postbox.Postbox;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Micrometer metrics for Postbox (DESIGN §10) when the application has a {@link MeterRegistry}
+ * (e.g. through {@code spring-boot-starter-actuator} or {@code spring-boot-micrometer-metrics}):
+ * event counters and the job duration timer via {@link PostboxMetricsListener}, which the starter's
+ * composite listener calls like any other {@code PostboxListener} bean, and the queue gauges via
+ * {@link PostboxQueueMetrics}. Off with {@code postbox.metrics.enabled=false}.
+ */
+@AutoConfiguration(
+        afterName = {
+            "dev.postbox.spring.PostboxAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"
+        })
+@ConditionalOnClass(MeterRegistry.class)
+@ConditionalOnBean({MeterRegistry.class, Postbox.class})
+@ConditionalOnProperty(prefix = "postbox.metrics", name = "enabled", havingValue = "true", matchIfMissing = true)
+@EnableConfigurationProperties(PostboxMetricsProperties.class)
+public final class PostboxMetricsAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    PostboxMetricsListener postboxMetricsListener(MeterRegistry registry, PostboxMetricsProperties properties) {
+        return new PostboxMetricsListener(registry, properties.isDurationHistogram());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    PostboxQueueMetrics postboxQueueMetrics(
+            Postbox postbox, MeterRegistry registry, PostboxMetricsProperties properties) {
+        return new PostboxQueueMetrics(postbox.admin(), registry, properties.getQueuePollInterval());
+    }
+}
