@@ -1,0 +1,668 @@
+package dev.postbox.chaos;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.postbox.JobRequest;
+import dev.postbox.Outbox;
+import dev.postbox.Postbox;
+import dev.postbox.SchemaInstaller;
+import dev.postbox.cron.ScheduleRegistry;
+import dev.postbox.testing.TestDatabase;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one chaos experiment: a fresh database, K worker processes, a producer and a receiver in
+ * this JVM, a fault injector driven by the seed; then drains, checks and writes the report.
+ */
+public final class ChaosDriver {
+
+    private static final Logger log = LoggerFactory.getLogger(ChaosDriver.class);
+
+    private final ChaosConfig config;
+    private final SplittableRandom faults;
+    private final Timeline timeline = new Timeline();
+    private final List<WorkerSlot> slots = new ArrayList<>();
+    private final AtomicInteger workerKills = new AtomicInteger();
+    private final AtomicInteger crashPointHalts = new AtomicInteger();
+    private final AtomicInteger unexpectedExits = new AtomicInteger();
+    private final AtomicInteger zombieStops = new AtomicInteger();
+    private final AtomicInteger connectionKillRounds = new AtomicInteger();
+    private final AtomicLong connectionsKilled = new AtomicLong();
+    private final ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(2, r -> {
+        Thread t = new Thread(r, "chaos-faults");
+        t.setDaemon(true);
+        return t;
+    });
+    private volatile boolean faultsOn = true;
+    private volatile boolean monitoring = true;
+    private String workerJdbcUrl;
+    private String receiverUrl;
+    private Path logDir;
+
+    public ChaosDriver(ChaosConfig config) {
+        this.config = config;
+        this.faults = new SplittableRandom(config.seed());
+    }
+
+    /** Soak or ad-hoc run from the command line; {@code chaos.*} system properties apply. */
+    public static void main(String[] args) throws Exception {
+        ChaosResult result = new ChaosDriver(ChaosConfig.ci().withOverrides()).run();
+        System.exit(result.valid() ? 0 : 1);
+    }
+
+    public ChaosResult run() throws Exception {
+        log.info(
+                "Chaos run '{}' with seed {} (replay with -Dchaos.seed={})",
+                config.name(),
+                config.seed(),
+                config.seed());
+        System.out.println("CHAOS SEED " + config.seed() + " (" + config.name() + ")");
+        String adminUrl = config.adminJdbcUrl() != null ? config.adminJdbcUrl() : TestDatabase.adminUrl();
+        String dbName = "chaos_" + Long.toHexString(config.seed() & 0xffffffL) + "_"
+                + Long.toHexString(System.nanoTime() & 0xffffffL);
+        try (Connection c = DriverManager.getConnection(adminUrl);
+                Statement s = c.createStatement()) {
+            s.execute("CREATE DATABASE " + dbName);
+        }
+        String dbUrl = withDatabase(adminUrl, dbName);
+        logDir = config.reportDir().resolve(config.name() + "-workers");
+        Files.createDirectories(logDir);
+        try (HikariDataSource ds = pool(dbUrl, "chaos-driver", 12);
+                HikariDataSource receiverDs = pool(dbUrl, "chaos-receiver", 24)) {
+            new SchemaInstaller(ds).install();
+            ChaosSchema.install(ds, config.receiverDedup());
+            long receiverSeed = faults.nextLong();
+            long producerSeed = faults.nextLong();
+            try (Receiver receiver = new Receiver(receiverDs, config, receiverSeed)) {
+                receiverUrl = receiver.uri().toString();
+                workerJdbcUrl = dbUrl;
+                long start = System.nanoTime();
+                timeline.start(start);
+                for (int i = 0; i < config.workers(); i++) {
+                    WorkerSlot slot = new WorkerSlot(i + 1);
+                    slots.add(slot);
+                    slot.launch();
+                }
+                Thread monitor = new Thread(this::monitor, "chaos-monitor");
+                monitor.setDaemon(true);
+                monitor.start();
+                Thread injector = new Thread(this::injectFaults, "chaos-injector");
+                injector.setDaemon(true);
+                Postbox postbox = Postbox.builder(ds).build(); // outbox only, never started
+                Producer producer = new Producer(ds, postbox.outbox(), new SplittableRandom(producerSeed));
+                injector.start();
+                producer.run();
+                long produced = System.nanoTime();
+                faultsOn = false;
+                injector.join(15_000);
+                scheduler.shutdownNow();
+                resumeAll();
+                timeline.add("producer stopped; faults off", "-", producer.committedIntents + " intents committed");
+                new ScheduleRegistry(ds).pause(WorkerMain.SCHEDULE);
+                boolean drained = drain(ds);
+                long drainedAt = System.nanoTime();
+                timeline.add(drained ? "drained" : "drain deadline passed", "-", "");
+                monitoring = false;
+                monitor.join(2_000);
+                stopAll();
+                WorkerLogs logs = WorkerLogs.read(logDir);
+                ChaosResult result = new Checker(ds).check();
+                result.put("seed", config.seed());
+                result.put("name", config.name());
+                result.put("durationSeconds", round((drainedAt - start) / 1e9));
+                result.put("produceSeconds", round((produced - start) / 1e9));
+                result.put("drainSeconds", round((drainedAt - produced) / 1e9));
+                result.put("workers", config.workers());
+                result.put("workerKills", workerKills.get());
+                result.put("crashPointHalts", crashPointHalts.get());
+                result.put("crashPointMarkers", logs.crashPoints());
+                result.put("unexpectedWorkerExits", unexpectedExits.get());
+                result.put("zombieStops", zombieStops.get());
+                result.put("zombiesFenced", logs.staleTokens());
+                result.put("connectionKillRounds", connectionKillRounds.get());
+                result.put("connectionsKilled", connectionsKilled.get());
+                result.put("receiverRequests", receiver.requests.get());
+                result.put("receiver5xx", receiver.faults5xx.get());
+                result.put("receiverTimeoutsAfterApply", receiver.faultsTimeout.get());
+                result.put("receiver429", receiver.faults429.get());
+                result.put("receiverResets", receiver.faultsReset.get());
+                result.put("receiverDedup", config.receiverDedup());
+                result.put("brokenFencing", config.brokenFencing());
+                result.put("workerEngine", "outbox-core (direct; the Spring Boot starter is not wired in yet)");
+                result.finish();
+                new Report(config, result, timeline).write(config.reportDir());
+                log.info("Chaos run '{}' (seed {}): {}", config.name(), config.seed(), result.summary());
+                return result;
+            }
+        } finally {
+            monitoring = false;
+            stopAll();
+            scheduler.shutdownNow();
+            if (!Boolean.getBoolean("chaos.keepDatabase")) {
+                dropDatabase(adminUrl, dbName);
+            }
+        }
+    }
+
+    private static double round(double v) {
+        return Math.round(v * 10) / 10.0;
+    }
+
+    // ---------------------------------------------------------------- producer
+
+    /** Business transactions of mixed kinds; a share rolls back on purpose. */
+    private final class Producer {
+        private final HikariDataSource ds;
+        private final Outbox outbox;
+        private final SplittableRandom random;
+        long committedIntents;
+        long rolledBackIntents;
+        long unknownIntents;
+        private long txId;
+        private long seq;
+
+        Producer(HikariDataSource ds, Outbox outbox, SplittableRandom random) {
+            this.ds = ds;
+            this.outbox = outbox;
+            this.random = random;
+        }
+
+        void run() throws SQLException, InterruptedException {
+            long start = System.nanoTime();
+            long deadline = start + config.maxProduceTime().toNanos();
+            long intervalNanos = (long) (1e9 / config.txPerSecond());
+            long next = start;
+            long lastLog = start;
+            try (Connection business = ds.getConnection();
+                    Connection side = ds.getConnection()) {
+                business.setAutoCommit(false);
+                side.setAutoCommit(true);
+                while (System.nanoTime() < deadline
+                        && (config.minCommittedIntents() <= 0 || committedIntents < config.minCommittedIntents())) {
+                    long sleep = next - System.nanoTime();
+                    if (sleep > 0) {
+                        TimeUnit.NANOSECONDS.sleep(sleep);
+                    }
+                    next += intervalNanos;
+                    businessTransaction(business, side);
+                    if (System.nanoTime() - lastLog > 15_000_000_000L) {
+                        lastLog = System.nanoTime();
+                        log.info(
+                                "producer: {} intents committed, {} rolled back; kills {}, halts {}",
+                                committedIntents,
+                                rolledBackIntents,
+                                workerKills.get(),
+                                crashPointHalts.get());
+                    }
+                }
+            }
+        }
+
+        private void businessTransaction(Connection business, Connection side) throws SQLException {
+            long tx = ++txId;
+            int n = 1 + random.nextInt(4);
+            boolean rollback = random.nextDouble() < config.rollbackShare();
+            List<Object[]> intents = new ArrayList<>(n);
+            Boolean committed;
+            long enqueuedMs = System.currentTimeMillis();
+            try {
+                try (PreparedStatement ps =
+                        business.prepareStatement("INSERT INTO chaos_order (tx_id, intents) VALUES (?, ?)")) {
+                    ps.setLong(1, tx);
+                    ps.setInt(2, n);
+                    ps.executeUpdate();
+                }
+                for (int j = 0; j < n; j++) {
+                    String key = "i-" + tx + "-" + j;
+                    long s = ++seq;
+                    double k = random.nextDouble();
+                    String kind;
+                    String orderingKey = null;
+                    if (k < config.poisonShare()) {
+                        kind = WorkerMain.POISON;
+                    } else if (k < 0.36) {
+                        kind = WorkerMain.LOCAL;
+                    } else if (k < 0.72) {
+                        kind = WorkerMain.WEBHOOK;
+                    } else if (k < 0.86) {
+                        kind = WorkerMain.LOCAL;
+                        orderingKey = "ordl-" + random.nextInt(16);
+                    } else {
+                        kind = WorkerMain.WEBHOOK;
+                        orderingKey = "ordw-" + random.nextInt(16);
+                    }
+                    intents.add(new Object[] {key, kind, orderingKey, s});
+                    outbox.enqueue(
+                            business,
+                            JobRequest.builder(kind)
+                                    .payload(Map.of("seq", s, "tx", tx))
+                                    .idempotencyKey(key)
+                                    .orderingKey(orderingKey)
+                                    .maxAttempts(
+                                            kind.equals(WorkerMain.POISON)
+                                                    ? WorkerMain.POISON_BUDGET
+                                                    : WorkerMain.REGULAR_BUDGET)
+                                    .build());
+                }
+                enqueuedMs = System.currentTimeMillis();
+                if (rollback) {
+                    business.rollback();
+                    committed = false;
+                } else {
+                    try {
+                        business.commit();
+                        committed = true;
+                    } catch (SQLException e) {
+                        committed = null; // resolved later from chaos_order
+                    }
+                }
+            } catch (SQLException | RuntimeException e) {
+                log.warn("business transaction {} failed before commit; rolled back", tx, e);
+                safeRollback(business);
+                committed = false;
+            }
+            try (PreparedStatement ps = side.prepareStatement("INSERT INTO chaos_intent"
+                    + " (intent_key, tx_id, kind, ordering_key, seq, committed, enqueued_ms)"
+                    + " VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+                for (Object[] intent : intents) {
+                    ps.setString(1, (String) intent[0]);
+                    ps.setLong(2, tx);
+                    ps.setString(3, (String) intent[1]);
+                    ps.setString(4, (String) intent[2]);
+                    ps.setLong(5, (Long) intent[3]);
+                    if (committed == null) {
+                        ps.setNull(6, java.sql.Types.BOOLEAN);
+                    } else {
+                        ps.setBoolean(6, committed);
+                    }
+                    ps.setLong(7, enqueuedMs);
+                    ps.addBatch();
+                }
+                ps.executeBatch();
+            }
+            if (committed == null) {
+                unknownIntents += intents.size();
+            } else if (committed) {
+                committedIntents += intents.size();
+            } else {
+                rolledBackIntents += intents.size();
+            }
+        }
+
+        private void safeRollback(Connection c) {
+            try {
+                c.rollback();
+            } catch (SQLException ignored) {
+                // the checker resolves the outcome from chaos_order
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- faults
+
+    private void injectFaults() {
+        while (faultsOn) {
+            long waitMs = config.killMin().toMillis()
+                    + faults.nextLong(
+                            config.killMax().toMillis() - config.killMin().toMillis() + 1);
+            long until = System.currentTimeMillis() + waitMs;
+            while (faultsOn && System.currentTimeMillis() < until) {
+                sleep(50);
+            }
+            if (!faultsOn) {
+                return;
+            }
+            try {
+                WorkerSlot victim = pick(null);
+                if (victim != null) {
+                    victim.kill();
+                }
+                if (faults.nextDouble() < config.connectionKillProbability()) {
+                    WorkerSlot target = pick(victim);
+                    if (target != null) {
+                        terminateBackends(target);
+                    }
+                }
+                if (faults.nextDouble() < config.stopProbability()) {
+                    WorkerSlot target = pick(victim);
+                    if (target != null) {
+                        long stopMs = config.visibilityTimeout().toMillis() + 1_000 + faults.nextLong(1_500);
+                        target.stop(stopMs);
+                    }
+                }
+            } catch (Exception e) {
+                log.warn("fault injection step failed", e);
+            }
+        }
+    }
+
+    /**
+     * A random worker that is up (its engine started), not stopped, other than {@code except}. A
+     * JVM still starting has no claims yet, so killing it tests nothing about Postbox.
+     */
+    private WorkerSlot pick(WorkerSlot except) {
+        List<WorkerSlot> candidates = new ArrayList<>();
+        for (WorkerSlot s : slots) {
+            if (s != except && !s.stopped && s.ready()) {
+                candidates.add(s);
+            }
+        }
+        return candidates.isEmpty() ? null : candidates.get(faults.nextInt(candidates.size()));
+    }
+
+    private void terminateBackends(WorkerSlot target) {
+        try (Connection c = DriverManager.getConnection(workerJdbcUrlFor("chaos-admin"));
+                PreparedStatement ps = c.prepareStatement("SELECT count(*) FILTER (WHERE pg_terminate_backend(pid))"
+                        + " FROM pg_stat_activity WHERE application_name = ? AND datname = current_database()")) {
+            ps.setString(1, target.applicationName());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                long n = rs.getLong(1);
+                connectionsKilled.addAndGet(n);
+                connectionKillRounds.incrementAndGet();
+                timeline.add("pg_terminate_backend", target.name(), n + " connection(s)");
+            }
+        } catch (SQLException e) {
+            log.warn("pg_terminate_backend for {} failed", target.name(), e);
+        }
+    }
+
+    private void monitor() {
+        while (monitoring) {
+            for (WorkerSlot s : slots) {
+                s.checkExit();
+            }
+            sleep(100);
+        }
+    }
+
+    private void resumeAll() {
+        for (WorkerSlot s : slots) {
+            s.resume();
+        }
+    }
+
+    private boolean drain(HikariDataSource ds) throws SQLException, InterruptedException {
+        long deadline = System.nanoTime() + config.drainTimeout().toNanos();
+        while (System.nanoTime() < deadline) {
+            try (Connection c = ds.getConnection();
+                    Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT count(*) FROM outbox_job")) {
+                rs.next();
+                if (rs.getLong(1) == 0) {
+                    return true;
+                }
+            }
+            Thread.sleep(500);
+        }
+        return false;
+    }
+
+    private void stopAll() {
+        for (WorkerSlot s : slots) {
+            s.shutdown();
+        }
+    }
+
+    // ---------------------------------------------------------------- workers
+
+    /** One worker position; each (re)start is a new incarnation with its own worker id and log. */
+    private final class WorkerSlot {
+        private final int index;
+        private Process process;
+        private int incarnation;
+        private final SplittableRandom random;
+        private Path logFile;
+        private boolean ready;
+        private volatile boolean stopped;
+        private boolean shuttingDown;
+
+        WorkerSlot(int index) {
+            this.index = index;
+            this.random = faults.split();
+        }
+
+        String name() {
+            return "w" + index;
+        }
+
+        String applicationName() {
+            return "chaos-worker-" + index;
+        }
+
+        synchronized boolean alive() {
+            return process != null && process.isAlive();
+        }
+
+        /** Alive and its engine started (the worker printed READY). */
+        synchronized boolean ready() {
+            if (!alive()) {
+                return false;
+            }
+            if (!ready) {
+                try {
+                    ready = Files.readString(logFile, StandardCharsets.ISO_8859_1)
+                            .contains("READY ");
+                } catch (IOException e) {
+                    return false;
+                }
+            }
+            return ready;
+        }
+
+        synchronized void launch() throws IOException {
+            incarnation++;
+            String workerId = "chaos-w" + index + "-i" + incarnation;
+            double crash = random.nextDouble() < config.crashPointShare() ? config.crashPointProbability() : 0;
+            long seed = random.nextLong();
+            String java =
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            List<String> cmd = new ArrayList<>(List.of(
+                    java,
+                    "-Xmx128m",
+                    "-Xss512k",
+                    "-XX:+UseSerialGC",
+                    "-XX:TieredStopAtLevel=1",
+                    "-XX:-UsePerfData",
+                    "-Dlogback.configurationFile=chaos-logback.xml",
+                    "-Dlogback.statusListenerClass=ch.qos.logback.core.status.NopStatusListener",
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    "-Dchaos.jdbcUrl=" + workerJdbcUrlFor(applicationName()),
+                    "-Dchaos.workerId=" + workerId,
+                    "-Dchaos.receiverUrl=" + receiverUrl,
+                    "-Dchaos.seed=" + seed,
+                    "-Dchaos.brokenFencing=" + config.brokenFencing(),
+                    "-Dchaos.visibilityMs=" + config.visibilityTimeout().toMillis(),
+                    "-Dchaos.heartbeatMs=" + config.heartbeatInterval().toMillis(),
+                    "-Dchaos.crash.afterClaim=" + crash,
+                    "-Dchaos.crash.afterHandler=" + crash,
+                    "-Dchaos.crash.duringCommit=" + crash,
+                    WorkerMain.class.getName()));
+            logFile = logDir.resolve(workerId + ".log");
+            ready = false;
+            process = new ProcessBuilder(cmd)
+                    .redirectErrorStream(true)
+                    .redirectOutput(logFile.toFile())
+                    .start();
+            timeline.add(
+                    "start",
+                    name(),
+                    workerId + " pid " + process.pid() + (crash > 0 ? " crash points p=" + crash : ""));
+        }
+
+        /** SIGKILL, then restart. */
+        synchronized void kill() throws IOException, InterruptedException {
+            if (process == null || !process.isAlive()) {
+                return;
+            }
+            process.destroyForcibly();
+            process.waitFor(10, TimeUnit.SECONDS);
+            workerKills.incrementAndGet();
+            timeline.add("SIGKILL", name(), "pid " + process.pid());
+            launch();
+        }
+
+        /** SIGSTOP for longer than the lease, SIGCONT later: a zombie that must be fenced. */
+        synchronized void stop(long millis) throws IOException, InterruptedException {
+            if (process == null || !process.isAlive() || stopped) {
+                return;
+            }
+            signal("STOP", process.pid());
+            stopped = true;
+            zombieStops.incrementAndGet();
+            timeline.add("SIGSTOP", name(), "pid " + process.pid() + " for " + millis + " ms");
+            Process target = process;
+            scheduler.schedule(
+                    () -> {
+                        synchronized (WorkerSlot.this) {
+                            if (stopped && process == target) {
+                                resume();
+                            }
+                        }
+                    },
+                    millis,
+                    TimeUnit.MILLISECONDS);
+        }
+
+        synchronized void resume() {
+            if (!stopped) {
+                return;
+            }
+            stopped = false;
+            try {
+                signal("CONT", process.pid());
+                timeline.add("SIGCONT", name(), "pid " + process.pid());
+            } catch (IOException | InterruptedException e) {
+                log.warn("SIGCONT of {} failed", name(), e);
+            }
+        }
+
+        synchronized void checkExit() {
+            if (shuttingDown || process == null || process.isAlive()) {
+                return;
+            }
+            int code = process.exitValue();
+            if (code == CrashPoints.HALT_STATUS) {
+                crashPointHalts.incrementAndGet();
+                timeline.add("crash-point halt", name(), "pid " + process.pid());
+            } else {
+                unexpectedExits.incrementAndGet();
+                timeline.add("unexpected exit " + code, name(), "pid " + process.pid());
+            }
+            try {
+                launch();
+            } catch (IOException e) {
+                log.error("restarting {} failed", name(), e);
+            }
+        }
+
+        synchronized void shutdown() {
+            shuttingDown = true;
+            if (process == null) {
+                return;
+            }
+            if (stopped) {
+                resume();
+            }
+            process.destroy();
+            try {
+                if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                    process.waitFor(5, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static void signal(String signal, long pid) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid))
+                .redirectErrorStream(true)
+                .start();
+        kill.waitFor(5, TimeUnit.SECONDS);
+    }
+
+    private String workerJdbcUrlFor(String applicationName) {
+        return workerJdbcUrl + (workerJdbcUrl.contains("?") ? "&" : "?") + "ApplicationName=" + applicationName;
+    }
+
+    // ---------------------------------------------------------------- database
+
+    private static HikariDataSource pool(String url, String applicationName, int size) {
+        HikariConfig hc = new HikariConfig();
+        hc.setJdbcUrl(url + (url.contains("?") ? "&" : "?") + "ApplicationName=" + applicationName);
+        hc.setMaximumPoolSize(size);
+        hc.setPoolName(applicationName);
+        return new HikariDataSource(hc);
+    }
+
+    static String withDatabase(String url, String database) {
+        int slash = url.indexOf('/', "jdbc:postgresql://".length());
+        int query = url.indexOf('?', slash);
+        return url.substring(0, slash + 1) + database + (query >= 0 ? url.substring(query) : "");
+    }
+
+    private static void dropDatabase(String adminUrl, String name) {
+        try (Connection c = DriverManager.getConnection(adminUrl);
+                Statement s = c.createStatement()) {
+            s.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+        } catch (SQLException e) {
+            log.warn("Dropping chaos database {} failed", name, e);
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The fault timeline, in offsets from the run's start. */
+    static final class Timeline {
+        record Event(long offsetMillis, String what, String worker, String detail) {}
+
+        private final List<Event> events = new ArrayList<>();
+        private long startNanos;
+
+        void start(long nanos) {
+            startNanos = nanos;
+        }
+
+        synchronized void add(String what, String worker, String detail) {
+            events.add(new Event((System.nanoTime() - startNanos) / 1_000_000, what, worker, detail));
+        }
+
+        synchronized List<Event> events() {
+            return List.copyOf(events);
+        }
+    }
+
+    static String lower(String s) {
+        return s.toLowerCase(Locale.ROOT);
+    }
+}
