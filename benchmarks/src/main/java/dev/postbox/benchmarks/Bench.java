@@ -1,0 +1,125 @@
+package dev.postbox.benchmarks;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The benchmark harness. {@code java -jar benchmarks/target/postbox-benchmarks.jar all} runs every
+ * scenario against the test-support database (see {@code dev.postbox.testing.TestDatabase}) and
+ * writes {@code benchmarks/target/results/<scenario>.json} plus {@code summary.md}.
+ *
+ * <p>Sizes are system properties ({@code -Dbench.burnJobs=200000} and so on, see {@link Sizes}).
+ */
+public final class Bench {
+
+    private static final Logger log = LoggerFactory.getLogger(Bench.class);
+
+    static final List<String> ALL = List.of(
+            "burn-down", "floor", "peer", "steady-state", "enqueue-overhead", "http", "history-growth", "memory");
+
+    private Bench() {}
+
+    public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals(MemoryChild.NAME)) {
+            MemoryChild.main(args);
+            return;
+        }
+        List<String> scenarios = new ArrayList<>();
+        for (String arg : args) {
+            if (arg.equals("all")) {
+                scenarios.addAll(ALL);
+            } else if (ALL.contains(arg)) {
+                scenarios.add(arg);
+            } else {
+                System.err.println("Unknown scenario '" + arg + "'. Scenarios: all " + String.join(" ", ALL));
+                System.exit(2);
+            }
+        }
+        if (scenarios.isEmpty()) {
+            System.err.println("Usage: java -jar postbox-benchmarks.jar all | " + String.join(" | ", ALL));
+            System.exit(2);
+        }
+        Env env = Env.create(Results.defaultDirectory());
+        run(env, Sizes.fromSystemProperties(), scenarios);
+        System.exit(0); // db-scheduler and Hikari leave non-daemon threads behind
+    }
+
+    /** Runs the scenarios in order and writes their results; returns them by file name. */
+    static Map<String, Map<String, Object>> run(Env env, Sizes sizes, List<String> scenarios) throws Exception {
+        Map<String, Map<String, Object>> out = new LinkedHashMap<>();
+        // The ratios need the floor and the peer: when burn-down runs with them, it runs after them.
+        List<String> ordered = new ArrayList<>(scenarios);
+        if (ordered.remove("burn-down")) {
+            int after = Math.max(ordered.indexOf("floor"), ordered.indexOf("peer"));
+            ordered.add(after + 1, "burn-down");
+        }
+        for (String scenario : ordered) {
+            log.info("=== {} (load average {}) ===", scenario, Env.loadAverage());
+            List<Map<String, Object>> results = switch (scenario) {
+                case "burn-down" -> List.of(BurnDown.run(env, sizes.burnJobs()));
+                case "floor" -> List.of(Floor.run(env, sizes.burnJobs(), sizes.floorBatch()));
+                case "peer" -> List.of(Peer.run(env, sizes.burnJobs(), 20));
+                case "steady-state" -> SteadyState.run(env, sizes.steadyRates(), sizes.steadySeconds());
+                case "enqueue-overhead" -> List.of(EnqueueOverhead.run(env, sizes.overheadTransactions()));
+                case "http" -> List.of(Http.run(env));
+                case "history-growth" -> List.of(HistoryGrowth.run(env, sizes.historySizes()));
+                case "memory" -> List.of(Memory.run(env, sizes.memoryJobs(), sizes.memoryHeap()));
+                default -> throw new IllegalArgumentException(scenario);
+            };
+            for (Map<String, Object> result : results) {
+                env.write(result);
+                out.put((String) result.get("scenario"), result);
+            }
+        }
+        env.writeSummary();
+        log.info("Results in {}", env.resultsDirectory().toAbsolutePath());
+        return out;
+    }
+
+    /** Scenario sizes; the defaults are the full sizes of the issue. */
+    record Sizes(
+            int burnJobs,
+            int floorBatch,
+            List<Integer> steadyRates,
+            int steadySeconds,
+            int overheadTransactions,
+            List<Integer> historySizes,
+            int memoryJobs,
+            String memoryHeap) {
+
+        static Sizes fromSystemProperties() {
+            List<Integer> history = new ArrayList<>(List.of(10_000, 1_000_000));
+            if (Boolean.getBoolean("bench.history10m")) {
+                history.add(10_000_000);
+            }
+            return new Sizes(
+                    Integer.getInteger("bench.burnJobs", 200_000),
+                    Integer.getInteger("bench.floorBatch", 500),
+                    ints(System.getProperty("bench.steadyRates", "2000,5000")),
+                    Integer.getInteger("bench.steadySeconds", 30),
+                    Integer.getInteger("bench.overheadTransactions", 10_000),
+                    System.getProperty("bench.historySizes") != null
+                            ? ints(System.getProperty("bench.historySizes"))
+                            : history,
+                    Integer.getInteger("bench.memoryJobs", 1_000_000),
+                    System.getProperty("bench.memoryHeap", "256m"));
+        }
+
+        private static List<Integer> ints(String csv) {
+            List<Integer> list = new ArrayList<>();
+            for (String s : csv.split(",")) {
+                list.add(Integer.parseInt(s.trim()));
+            }
+            return list;
+        }
+    }
+
+    static Path resultsDirectory() {
+        return Results.defaultDirectory();
+    }
+}

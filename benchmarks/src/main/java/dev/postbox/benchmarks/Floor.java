@@ -1,0 +1,105 @@
+package dev.postbox.benchmarks;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.postbox.JsonCodec;
+import dev.postbox.internal.JobStore;
+import dev.postbox.testing.TestDatabase;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Scenario 2: the floor. Two connections and nothing else: one thread runs the engine's own claim
+ * statement (captured from {@link JobStore#claim} with its bindings) in batches, reading only ids; a second deletes each claimed batch with {@code DELETE ... WHERE id =
+ * ANY(?)}. No handler, no archive, no fencing check: the ceiling of any framework on this database.
+ */
+final class Floor {
+
+    private static final Logger log = LoggerFactory.getLogger(Floor.class);
+    private static final long[] END = new long[0];
+
+    private Floor() {}
+
+    static Map<String, Object> run(Env env, int jobs, int batch) throws Exception {
+        HikariDataSource ds = TestDatabase.create();
+        try {
+            Fixtures.insertPending(ds, jobs, "noop");
+            JobStore store = new JobStore(JsonCodec.jackson());
+            BlockingQueue<long[]> claimed = new ArrayBlockingQueue<>(64);
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            long[] deleted = new long[1];
+            Thread deleter = new Thread(
+                    () -> {
+                        try (Connection c = ds.getConnection();
+                                PreparedStatement ps = c.prepareStatement("DELETE FROM outbox_job WHERE id = ANY(?)")) {
+                            c.setAutoCommit(true);
+                            while (true) {
+                                long[] ids = claimed.take();
+                                if (ids == END) {
+                                    return;
+                                }
+                                Long[] boxed = new Long[ids.length];
+                                for (int i = 0; i < ids.length; i++) {
+                                    boxed[i] = ids[i];
+                                }
+                                Array array = c.createArrayOf("bigint", boxed);
+                                ps.setArray(1, array);
+                                deleted[0] += ps.executeUpdate();
+                            }
+                        } catch (Throwable e) {
+                            failure.set(e);
+                        }
+                    },
+                    "floor-delete");
+            long t0 = System.nanoTime();
+            deleter.start();
+            try (Connection c = ds.getConnection()) {
+                c.setAutoCommit(true);
+                StatementCapture.Captured claim = StatementCapture.capture(
+                        c, spy -> store.claim(spy, "default", batch, "floor", Duration.ofSeconds(30)));
+                PreparedStatement ps = claim.prepare(c, "");
+                while (failure.get() == null) {
+                    List<Long> ids = new ArrayList<>(batch);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            ids.add(rs.getLong(1));
+                        }
+                    }
+                    if (ids.isEmpty()) {
+                        break;
+                    }
+                    claimed.put(ids.stream().mapToLong(Long::longValue).toArray());
+                }
+            } finally {
+                claimed.put(END);
+                deleter.join();
+            }
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            if (failure.get() != null) {
+                throw new IllegalStateException("floor failed", failure.get());
+            }
+            if (deleted[0] != jobs) {
+                throw new IllegalStateException("floor deleted " + deleted[0] + " of " + jobs);
+            }
+            Map<String, Object> r = env.result("floor", jobs, seconds);
+            r.put("drain", true);
+            r.put("claimBatch", batch);
+            r.put("notes", "raw JDBC: engine claim statement + DELETE ... = ANY(?), two connections, batch " + batch);
+            env.floor((Double) r.get("jobsPerSecond"));
+            log.info("floor: {} jobs in {} s = {} jobs/s", jobs, seconds, r.get("jobsPerSecond"));
+            return r;
+        } finally {
+            TestDatabase.drop(ds);
+        }
+    }
+}

@@ -1,0 +1,99 @@
+package dev.postbox.benchmarks;
+
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Records the SQL and parameter bindings of the first statement the engine's own code prepares,
+ * without running it, so that the floor and the EXPLAIN run exactly the engine's statement with
+ * exactly its parameters, whatever they are in this version of the engine.
+ */
+final class StatementCapture {
+
+    /** The engine code to observe, e.g. {@code c -> store.claim(c, ...)}. */
+    @FunctionalInterface
+    interface Action {
+        void run(Connection connection) throws SQLException;
+    }
+
+    record Call(Method method, Object[] args) {}
+
+    record Captured(String sql, List<Call> bindings) {
+
+        /** Prepares {@code prefix + sql} on {@code c} with the recorded bindings. */
+        PreparedStatement prepare(Connection c, String prefix) throws SQLException {
+            PreparedStatement ps = c.prepareStatement(prefix + sql);
+            bind(ps);
+            return ps;
+        }
+
+        void bind(PreparedStatement ps) throws SQLException {
+            for (Call call : bindings) {
+                try {
+                    call.method().invoke(ps, call.args());
+                } catch (IllegalAccessException e) {
+                    throw new IllegalStateException(e);
+                } catch (InvocationTargetException e) {
+                    if (e.getCause() instanceof SQLException s) {
+                        throw s;
+                    }
+                    throw new IllegalStateException(e.getCause());
+                }
+            }
+        }
+    }
+
+    private static final class Stop extends RuntimeException {
+        Stop() {
+            super(null, null, false, false);
+        }
+    }
+
+    private StatementCapture() {}
+
+    static Captured capture(Connection real, Action action) throws SQLException {
+        String[] sql = new String[1];
+        List<Call> bindings = new ArrayList<>();
+        InvocationHandler statement = (proxy, method, args) -> {
+            String name = method.getName();
+            if (name.startsWith("set") && args != null && args.length >= 2 && args[0] instanceof Integer) {
+                bindings.add(new Call(method, args));
+                return null;
+            }
+            if (name.startsWith("execute")) {
+                throw new Stop();
+            }
+            if (name.equals("close")) {
+                return null;
+            }
+            throw new UnsupportedOperationException("capture: PreparedStatement." + name);
+        };
+        InvocationHandler connection = (proxy, method, args) -> {
+            if (method.getName().equals("prepareStatement") && sql[0] == null) {
+                sql[0] = (String) args[0];
+                return Proxy.newProxyInstance(
+                        StatementCapture.class.getClassLoader(), new Class<?>[] {PreparedStatement.class}, statement);
+            }
+            try {
+                return method.invoke(real, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+        };
+        Connection spy = (Connection) Proxy.newProxyInstance(
+                StatementCapture.class.getClassLoader(), new Class<?>[] {Connection.class}, connection);
+        try {
+            action.run(spy);
+        } catch (Stop expected) {
+            return new Captured(sql[0], bindings);
+        }
+        throw new IllegalStateException("the action executed no statement");
+    }
+}

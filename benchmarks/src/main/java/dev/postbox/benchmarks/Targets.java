@@ -1,0 +1,86 @@
+package dev.postbox.benchmarks;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** The targets, checked against the measured results (never against constants of ours). */
+final class Targets {
+
+    private Targets() {}
+
+    static List<String> check(Map<String, Map<String, Object>> all) {
+        List<String> lines = new ArrayList<>();
+        Map<String, Object> burn = all.get("burn-down");
+        if (burn != null) {
+            Double jps = num(burn.get("jobsPerSecond"));
+            lines.add(verdict(jps != null && jps >= 25_000, "burn-down ≥ 25,000 jobs/s: " + fmt(jps) + " jobs/s"));
+            Double peer = num(burn.get("ratioToPeer"));
+            lines.add(verdict(peer != null && peer >= 3.0, "burn-down ≥ 3.0× db-scheduler: " + fmt(peer) + "×"));
+            lines.add("burn-down / floor: " + fmt(num(burn.get("ratioToFloor"))) + " (floor "
+                    + fmt(num(burn.get("floorJobsPerSecond"))) + " jobs/s)");
+        }
+        Map<String, Object> steady = all.get("steady-state-5000");
+        if (steady != null) {
+            Double p99 = num(steady.get("p99Ms"));
+            Double p50 = num(steady.get("p50Ms"));
+            lines.add(verdict(p99 != null && p99 <= 50, "steady 5,000/s enqueue-to-start p99 ≤ 50 ms: " + fmt(p99)));
+            lines.add(verdict(p50 != null && p50 <= 5, "steady 5,000/s enqueue-to-start p50 ≤ 5 ms: " + fmt(p50)));
+            lines.add(verdict(
+                    Boolean.TRUE.equals(steady.get("backlogBounded")),
+                    "steady 5,000/s backlog bounded: max " + steady.get("maxBacklog") + ", at end "
+                            + steady.get("backlogAtEnd") + "; achieved rate " + fmt(num(steady.get("jobsPerSecond")))
+                            + "/s"));
+        }
+        Map<String, Object> overhead = all.get("enqueue-overhead");
+        if (overhead != null) {
+            Double delta = num(overhead.get("p50DeltaMs"));
+            lines.add(verdict(delta != null && delta <= 0.3, "enqueue overhead p50 ≤ +0.3 ms: +" + fmt(delta) + " ms"));
+        }
+        Map<String, Object> http = all.get("http");
+        if (http != null) {
+            Double jps = num(http.get("jobsPerSecond"));
+            lines.add(
+                    jps == null
+                            ? "PENDING: http ≥ 5,000 deliveries/s: " + http.get("notes")
+                            : verdict(jps >= 5_000, "http ≥ 5,000 deliveries/s: " + fmt(jps)));
+        }
+        Map<String, Object> history = all.get("history-growth");
+        if (history != null) {
+            Double ratio = num(history.get("p50RatioLargestToSmallest"));
+            lines.add(verdict(
+                    ratio != null && ratio <= 1.5 && Boolean.TRUE.equals(history.get("allPlansUseClaimIndex")),
+                    "history growth claim p50 at " + history.get("largestHistory") + " ≤ 1.5× at "
+                            + history.get("smallestHistory") + ": " + fmt(ratio) + "×; plans on the partial index: "
+                            + history.get("allPlansUseClaimIndex")));
+            if (!Long.valueOf(10_000_000L).equals(longOf(history.get("largestHistory")))) {
+                lines.add("history growth: the 10M case was not part of this run (-Dbench.history10m=true)");
+            }
+        }
+        Map<String, Object> memory = all.get("memory");
+        if (memory != null) {
+            lines.add(verdict(
+                    Boolean.TRUE.equals(memory.get("completed")),
+                    "memory: " + memory.get("jobs") + " jobs drained under -Xmx" + memory.get("childHeap") + ": "
+                            + memory.get("completed") + ", peak heap used "
+                            + fmt(num(memory.get("peakHeapUsedMiB"))) + " MiB"));
+        }
+        return lines;
+    }
+
+    private static String verdict(boolean met, String text) {
+        return (met ? "MET: " : "MISSED: ") + text;
+    }
+
+    private static Double num(Object o) {
+        return o instanceof Number n ? n.doubleValue() : null;
+    }
+
+    private static Long longOf(Object o) {
+        return o instanceof Number n ? n.longValue() : null;
+    }
+
+    private static String fmt(Double d) {
+        return d == null ? "n/a" : d >= 100 ? String.format("%,.0f", d) : String.format("%.3g", d);
+    }
+}

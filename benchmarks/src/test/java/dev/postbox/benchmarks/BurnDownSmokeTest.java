@@ -1,0 +1,52 @@
+package dev.postbox.benchmarks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The only part of the harness that runs in {@code verify}: a 2,000-job burn-down and its files. */
+class BurnDownSmokeTest {
+
+    @TempDir
+    Path results;
+
+    @Test
+    void burnDownWritesItsResultWithTheRequiredFields() throws Exception {
+        Env env = Env.create(results);
+        Bench.Sizes sizes = new Bench.Sizes(2_000, 500, List.of(), 0, 0, List.of(), 0, "256m");
+
+        Bench.run(env, sizes, List.of("burn-down"));
+
+        Map<String, Map<String, Object>> all = Results.readAll(results);
+        Map<String, Object> burn = all.get("burn-down");
+        assertThat(burn)
+                .containsKeys(
+                        "scenario",
+                        "jobs",
+                        "seconds",
+                        "jobsPerSecond",
+                        "p50Ms",
+                        "p99Ms",
+                        "p999Ms",
+                        "floorJobsPerSecond",
+                        "peerJobsPerSecond",
+                        "ratioToFloor",
+                        "ratioToPeer",
+                        "heapMaxBytes",
+                        "cpuCount",
+                        "postgresVersion",
+                        "gitCommit");
+        assertThat(((Number) burn.get("jobs")).longValue()).isEqualTo(2_000);
+        assertThat(((Number) burn.get("seconds")).doubleValue()).isPositive();
+        assertThat(((Number) burn.get("jobsPerSecond")).doubleValue()).isPositive();
+        assertThat(((Number) burn.get("heapMaxBytes")).longValue()).isPositive();
+        assertThat(((Number) burn.get("cpuCount")).intValue()).isPositive();
+        assertThat((String) burn.get("postgresVersion")).isNotBlank();
+        assertThat(Files.readString(results.resolve("summary.md"))).contains("| burn-down | 2,000 |");
+    }
+}
