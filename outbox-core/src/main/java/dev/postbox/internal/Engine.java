@@ -132,6 +132,9 @@ public final class Engine {
         }
         running = false;
         dispatcher.stop();
+        if (notifications != null) {
+            notifications.stop(); // before the joins below: its thread only ends when told to
+        }
         workers.forEach(Worker::stop);
         releaseUnstarted();
         long deadline = System.nanoTime() + config.shutdownGrace().toNanos();
@@ -147,9 +150,6 @@ public final class Engine {
             if (t.getName().startsWith("postbox-completions-")) {
                 joinUntil(t, System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
             }
-        }
-        if (notifications != null) {
-            notifications.stop();
         }
         maintenance.shutdownNow();
         registry.deregister();
