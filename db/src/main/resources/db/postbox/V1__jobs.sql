@@ -24,6 +24,7 @@ CREATE TABLE outbox_job (
     max_attempts    integer     NOT NULL DEFAULT 8 CHECK (max_attempts > 0),
     run_at          timestamptz NOT NULL DEFAULT now(),
     sort_at         timestamptz NOT NULL,
+    lane            smallint    GENERATED ALWAYS AS (CASE WHEN priority > 0 THEN 1 WHEN priority < 0 THEN -1 ELSE 0 END) STORED,
     lease_owner     text,
     lease_token     bigint,
     lease_until     timestamptz,
@@ -46,7 +47,8 @@ COMMENT ON COLUMN outbox_job.state IS 'pending (never run), retry (failed, waiti
 COMMENT ON COLUMN outbox_job.attempts IS 'Attempts started so far; charged at claim time so that a job that crashes its worker still exhausts its budget.';
 COMMENT ON COLUMN outbox_job.max_attempts IS 'Attempt budget; when exhausted the job moves to outbox_dead_letter.';
 COMMENT ON COLUMN outbox_job.run_at IS 'Earliest time (database clock) at which the job may be claimed.';
-COMMENT ON COLUMN outbox_job.sort_at IS 'Claim order: run_at shifted earlier by priority seconds.';
+COMMENT ON COLUMN outbox_job.sort_at IS 'Claim order within a lane: run_at shifted earlier by priority seconds (aging).';
+COMMENT ON COLUMN outbox_job.lane IS 'Priority lane: 1 (priority > 0), 0, -1 (priority < 0). Each claim gives every lane a weighted share.';
 COMMENT ON COLUMN outbox_job.lease_owner IS 'Worker id holding the lease while running.';
 COMMENT ON COLUMN outbox_job.lease_token IS 'Fencing token of the current claim; complete, fail, heartbeat and release must present it.';
 COMMENT ON COLUMN outbox_job.lease_until IS 'Lease expiry (database clock); an expired lease is rescued.';
@@ -54,8 +56,8 @@ COMMENT ON COLUMN outbox_job.last_error IS 'Error of the last failed attempt.';
 COMMENT ON COLUMN outbox_job.started_at IS 'Start of the current (or last) attempt.';
 COMMENT ON COLUMN outbox_job.expires_at IS 'After this instant an unstarted job is not run; it is archived as expired.';
 
--- The hot claim path: only claimable rows, in claim order.
-CREATE INDEX outbox_job_claim_idx ON outbox_job (queue, sort_at, id) WHERE state IN ('pending', 'retry');
+-- The hot claim path: only claimable rows, per lane in claim order.
+CREATE INDEX outbox_job_claim_idx ON outbox_job (queue, lane, sort_at, id) WHERE state IN ('pending', 'retry');
 CREATE INDEX outbox_job_lease_idx ON outbox_job (lease_until) WHERE state = 'running';
 CREATE INDEX outbox_job_ordering_idx ON outbox_job (ordering_key, id) WHERE ordering_key IS NOT NULL;
 
@@ -166,6 +168,7 @@ CREATE TABLE outbox_queue (
     max_concurrency integer     CHECK (max_concurrency IS NULL OR max_concurrency > 0),
     updated_at      timestamptz NOT NULL DEFAULT now()
 );
+COMMENT ON COLUMN outbox_queue.max_concurrency IS 'Cluster-wide cap on running jobs of the queue (claimed jobs count), null for none.';
 COMMENT ON TABLE outbox_queue IS 'Queue configuration shared by all workers: pause, cluster-wide concurrency cap. A queue without a row is active and uncapped.';
 
 CREATE TABLE outbox_worker (

@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.Optional;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Operations for the people on call: look a job up with its history, list, replay and purge dead
@@ -66,6 +67,17 @@ public final class PostboxAdmin {
 
     public void resume(String queue) {
         call(c -> store.setPaused(c, Require.notBlank(queue, "queue"), false));
+    }
+
+    /**
+     * Caps how many jobs of the queue run at once across all workers (claimed jobs count); null
+     * removes the cap. Workers pick the change up within seconds.
+     */
+    public void setMaxConcurrency(String queue, @Nullable Integer max) {
+        if (max != null) {
+            Require.positive(max, "max");
+        }
+        call(c -> store.setMaxConcurrency(c, Require.notBlank(queue, "queue"), max));
     }
 
     /** Statistics of every queue that has jobs, dead letters or configuration. */

@@ -3,7 +3,9 @@ package dev.postbox;
 import dev.postbox.internal.Require;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ThreadFactory;
@@ -30,6 +32,9 @@ public final class PostboxConfig {
     public static final Duration DEFAULT_ARCHIVE_RETENTION = Duration.ofDays(7);
     public static final int DEFAULT_PARTITIONS_AHEAD = 3;
     public static final Duration DEFAULT_MAINTENANCE_INTERVAL = Duration.ofMinutes(1);
+    public static final int DEFAULT_HIGH_LANE_WEIGHT = 60;
+    public static final int DEFAULT_NORMAL_LANE_WEIGHT = 30;
+    public static final int DEFAULT_LOW_LANE_WEIGHT = 10;
 
     private static final PostboxConfig DEFAULTS = custom().build();
 
@@ -56,6 +61,8 @@ public final class PostboxConfig {
     private final int partitionsAhead;
     private final Duration maintenanceInterval;
     private final @Nullable ThreadFactory workerThreadFactory;
+    private final int[] laneWeights;
+    private final Map<String, Integer> queueConcurrency;
 
     private PostboxConfig(Builder b) {
         this.workerId = b.workerId != null ? b.workerId : defaultWorkerId();
@@ -81,6 +88,8 @@ public final class PostboxConfig {
         this.partitionsAhead = b.partitionsAhead;
         this.maintenanceInterval = b.maintenanceInterval;
         this.workerThreadFactory = b.workerThreadFactory;
+        this.laneWeights = b.laneWeights.clone();
+        this.queueConcurrency = Map.copyOf(b.queueConcurrency);
         if (queues.isEmpty()) {
             throw new IllegalArgumentException("queues may not be empty: name at least one queue to serve");
         }
@@ -131,6 +140,8 @@ public final class PostboxConfig {
         b.partitionsAhead = partitionsAhead;
         b.maintenanceInterval = maintenanceInterval;
         b.workerThreadFactory = workerThreadFactory;
+        b.laneWeights = laneWeights.clone();
+        b.queueConcurrency.putAll(queueConcurrency);
         return b;
     }
 
@@ -232,6 +243,16 @@ public final class PostboxConfig {
         return workerThreadFactory;
     }
 
+    /** Claim shares of the high, normal and low priority lanes. */
+    public int[] laneWeights() {
+        return laneWeights.clone();
+    }
+
+    /** Per-queue caps on the jobs this process runs at once (claimed jobs count). */
+    public Map<String, Integer> queueConcurrency() {
+        return queueConcurrency;
+    }
+
     /** Builds a {@link PostboxConfig}; every setter validates its argument. */
     public static final class Builder {
         private @Nullable String workerId;
@@ -257,6 +278,8 @@ public final class PostboxConfig {
         private int partitionsAhead = DEFAULT_PARTITIONS_AHEAD;
         private Duration maintenanceInterval = DEFAULT_MAINTENANCE_INTERVAL;
         private @Nullable ThreadFactory workerThreadFactory;
+        private int[] laneWeights = {DEFAULT_HIGH_LANE_WEIGHT, DEFAULT_NORMAL_LANE_WEIGHT, DEFAULT_LOW_LANE_WEIGHT};
+        private final Map<String, Integer> queueConcurrency = new LinkedHashMap<>();
 
         private Builder() {}
 
@@ -380,6 +403,28 @@ public final class PostboxConfig {
         /** Threads for handlers, e.g. virtual threads on Java 21+; platform daemon threads if unset. */
         public Builder workerThreadFactory(@Nullable ThreadFactory workerThreadFactory) {
             this.workerThreadFactory = workerThreadFactory;
+            return this;
+        }
+
+        /**
+         * Shares of each claim for the priority lanes: high (priority > 0), normal (0), low (< 0).
+         * A backlogged lane always gets at least its share; capacity a lane does not use goes to the
+         * others, high first. Default 60 / 30 / 10.
+         */
+        public Builder laneWeights(int high, int normal, int low) {
+            Require.notNegative(high, "laneWeights.high");
+            Require.notNegative(normal, "laneWeights.normal");
+            Require.notNegative(low, "laneWeights.low");
+            if (high + normal + low == 0) {
+                throw new IllegalArgumentException("laneWeights may not all be zero");
+            }
+            this.laneWeights = new int[] {high, normal, low};
+            return this;
+        }
+
+        /** Caps the jobs of one queue that this process holds at once (claimed jobs count). */
+        public Builder queueConcurrency(String queue, int max) {
+            queueConcurrency.put(Require.notBlank(queue, "queue"), Require.positive(max, "queueConcurrency." + queue));
             return this;
         }
 

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /** The SQL of the admin operations: job lookup, dead letters, cancel, pause, statistics. */
 public final class AdminStore {
@@ -178,6 +179,16 @@ public final class AdminStore {
                 + " ON CONFLICT (name) DO UPDATE SET paused = excluded.paused, updated_at = now()")) {
             ps.setString(1, queue);
             ps.setBoolean(2, paused);
+            ps.executeUpdate();
+        }
+        return null;
+    }
+
+    public Void setMaxConcurrency(Connection c, String queue, @Nullable Integer max) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO outbox_queue (name, max_concurrency) VALUES (?, ?)"
+                + " ON CONFLICT (name) DO UPDATE SET max_concurrency = excluded.max_concurrency, updated_at = now()")) {
+            ps.setString(1, queue);
+            ps.setObject(2, max, java.sql.Types.INTEGER);
             ps.executeUpdate();
         }
         return null;

@@ -6,16 +6,20 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The claim loop: claims batches while there is room (handler threads plus a prefetch buffer),
- * hands the jobs to the workers, and sleeps until new work is announced (NOTIFY), capacity frees
+ * split between priority lanes by weight and within per-queue caps (per process and
+ * cluster-wide), hands the jobs to the workers, and sleeps until new work is announced (NOTIFY), capacity frees
  * up after a full batch, or the poll interval passes.
  */
 final class Dispatcher implements Runnable {
@@ -31,6 +35,11 @@ final class Dispatcher implements Runnable {
     private final BlockingQueue<ClaimedJob> buffer = new LinkedBlockingQueue<>();
     private final Signal wakeUp = new Signal();
     private final int minimumClaim;
+    private final LaneShares lanes;
+    private final Map<String, AtomicInteger> heldPerQueue = new ConcurrentHashMap<>();
+    private static final long CAPS_REFRESH_NANOS = 2_000_000_000L;
+    private volatile Map<String, Integer> clusterCaps = Map.of();
+    private long capsReadAt;
     private volatile boolean running = true;
     private volatile boolean waitingForRoom;
 
@@ -44,6 +53,8 @@ final class Dispatcher implements Runnable {
         int capacity = config.concurrency() + config.prefetch();
         this.room = new Semaphore(capacity);
         this.minimumClaim = Math.max(1, Math.min(config.claimBatchSize(), capacity) / 4);
+        int[] weights = config.laneWeights();
+        this.lanes = new LaneShares(weights[0], weights[1], weights[2]);
     }
 
     /** Jobs claimed and waiting for a worker thread. */
@@ -57,7 +68,8 @@ final class Dispatcher implements Runnable {
     }
 
     /** A worker finished a job: its room is free again. */
-    void finished() {
+    void finished(ClaimedJob job) {
+        held(job.job().queue()).decrementAndGet();
         room.release();
         if (waitingForRoom) {
             wakeUp.signal();
@@ -106,18 +118,26 @@ final class Dispatcher implements Runnable {
         }
     }
 
-    /** Claims from every queue once; returns whether some queue returned a full batch. */
+    /** Claims from every queue once; returns whether some queue may have more due jobs. */
     boolean claimOnce() throws SQLException {
         boolean backlog = false;
+        refreshCaps();
         for (String queue : config.queues()) {
             int wanted = Math.min(room.availablePermits(), config.claimBatchSize());
-            if (wanted < 1 || !room.tryAcquire(wanted)) {
+            Integer processCap = config.queueConcurrency().get(queue);
+            if (processCap != null) {
+                wanted = Math.min(wanted, processCap - held(queue).get());
+            }
+            if (wanted < 1) {
+                backlog |= processCap == null;
+                continue;
+            }
+            if (!room.tryAcquire(wanted)) {
                 return true;
             }
             List<ClaimedJob> jobs;
             try (Connection c = dataSource.getConnection()) {
-                c.setAutoCommit(true);
-                jobs = store.claim(c, queue, wanted, config.workerId(), config.visibilityTimeout());
+                jobs = clusterCaps.containsKey(queue) ? claimCapped(c, queue, wanted) : claimShared(c, queue, wanted);
             } catch (SQLException | RuntimeException e) {
                 room.release(wanted);
                 throw e;
@@ -126,6 +146,7 @@ final class Dispatcher implements Runnable {
             if (jobs.isEmpty()) {
                 continue;
             }
+            held(queue).addAndGet(jobs.size());
             inFlight.add(jobs);
             listener.claimed(queue, jobs.size());
             buffer.addAll(jobs);
@@ -134,10 +155,71 @@ final class Dispatcher implements Runnable {
         return backlog;
     }
 
+    /**
+     * Claims with every lane's weighted share first; if that leaves room and some lane may hold
+     * more, a second statement fills the rest, lanes in priority order.
+     */
+    private List<ClaimedJob> claimShared(Connection c, String queue, int wanted) throws SQLException {
+        c.setAutoCommit(true);
+        int[] shares = lanes.allocate(wanted);
+        JobStore.Claim first = store.claim(c, queue, shares, wanted, config.workerId(), config.visibilityTimeout());
+        int remaining = wanted - first.jobs().size();
+        // A lane that returned less than its share is empty; any other lane (full share, or no
+        // share this time) may have more.
+        boolean more = false;
+        for (int i = 0; i < 3; i++) {
+            more |= first.perLane()[i] == shares[i];
+        }
+        if (remaining == 0 || !more) {
+            return first.jobs();
+        }
+        List<ClaimedJob> jobs = new ArrayList<>(first.jobs());
+        jobs.addAll(store.claim(c, queue, remaining, config.workerId(), config.visibilityTimeout()));
+        return jobs;
+    }
+
+    /** A queue with a cluster-wide cap: claims under the queue's lock, within its free slots. */
+    private List<ClaimedJob> claimCapped(Connection c, String queue, int wanted) throws SQLException {
+        c.setAutoCommit(false);
+        try {
+            Integer free = store.lockCappedQueue(c, queue);
+            int limit = free == null ? wanted : Math.min(wanted, free);
+            List<ClaimedJob> jobs = limit <= 0
+                    ? List.of()
+                    : store.claim(c, queue, limit, config.workerId(), config.visibilityTimeout());
+            c.commit();
+            return jobs;
+        } catch (SQLException | RuntimeException e) {
+            c.rollback();
+            throw e;
+        } finally {
+            c.setAutoCommit(true);
+        }
+    }
+
+    private void refreshCaps() throws SQLException {
+        long now = System.nanoTime();
+        if (now - capsReadAt < CAPS_REFRESH_NANOS && capsReadAt != 0) {
+            return;
+        }
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            clusterCaps = store.cappedQueues(c);
+        }
+        capsReadAt = now;
+    }
+
+    private AtomicInteger held(String queue) {
+        return heldPerQueue.computeIfAbsent(queue, q -> new AtomicInteger());
+    }
+
     /** Takes back the jobs that no worker has started (for release at shutdown). */
     List<ClaimedJob> drainUnstarted() {
         List<ClaimedJob> unstarted = new ArrayList<>();
         buffer.drainTo(unstarted);
+        for (ClaimedJob job : unstarted) {
+            held(job.job().queue()).decrementAndGet();
+        }
         room.release(unstarted.size());
         return unstarted;
     }

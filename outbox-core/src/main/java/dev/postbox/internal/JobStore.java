@@ -29,27 +29,47 @@ public final class JobStore {
     private static final String COPY_COLUMNS =
             "id, queue, kind, endpoint, ordering_key, idempotency_key, fire_key, payload, headers, priority";
 
+    /** The conditions under which a row of a lane may be claimed now. */
+    private static final String CLAIMABLE = " FROM outbox_job j"
+            + " WHERE j.queue = ? AND j.lane = ? AND j.state IN ('pending', 'retry')"
+            + "   AND j.sort_at <= now() + interval '100 seconds' AND j.run_at <= now()"
+            + "   AND (j.ordering_key IS NULL OR NOT EXISTS ("
+            + "        SELECT 1 FROM outbox_job h WHERE h.ordering_key = j.ordering_key AND h.id < j.id))"
+            + "   AND (SELECT open FROM gate)"
+            + " ORDER BY j.sort_at, j.id LIMIT ? FOR UPDATE SKIP LOCKED";
+
     /**
-     * Claim order is {@code sort_at} (run_at shifted earlier by priority seconds). The index scan is
-     * bounded by {@code sort_at <= now() + 100 s} (the highest priority), so jobs scheduled far in
-     * the future are never read; {@code run_at <= now()} then filters the few near-future ones.
+     * One claim over the three priority lanes. Each lane is an index scan on the partial claim index
+     * ({@code queue, lane, sort_at, id}) bounded by {@code sort_at <= now() + 100 s} (the highest
+     * priority's head start), so history and far-future jobs are never read; {@code run_at <= now()}
+     * filters the few near-future ones. Lanes are read in order high, normal, low and only as far as
+     * the overall limit needs (CTE scans are demand-driven).
      */
-    private static final String CLAIM = "WITH candidates AS ("
-            + " SELECT j.id FROM outbox_job j"
-            + "  WHERE j.queue = ? AND j.state IN ('pending', 'retry')"
-            + "    AND j.sort_at <= now() + interval '100 seconds' AND j.run_at <= now()"
-            + "    AND (j.ordering_key IS NULL OR NOT EXISTS ("
-            + "         SELECT 1 FROM outbox_job h WHERE h.ordering_key = j.ordering_key AND h.id < j.id))"
-            + "    AND NOT EXISTS (SELECT 1 FROM outbox_queue q WHERE q.name = ? AND q.paused)"
-            + "  ORDER BY j.sort_at, j.id"
-            + "  LIMIT ?"
-            + "  FOR UPDATE SKIP LOCKED)"
+    private static final String CLAIM = "WITH gate AS (SELECT NOT EXISTS ("
+            + "   SELECT 1 FROM outbox_queue q WHERE q.name = ? AND q.paused) AS open),"
+            + " high AS (SELECT j.id" + CLAIMABLE + "),"
+            + " normal AS (SELECT j.id" + CLAIMABLE + "),"
+            + " low AS (SELECT j.id" + CLAIMABLE + "),"
+            + " candidates AS (SELECT id FROM high UNION ALL SELECT id FROM normal UNION ALL SELECT id FROM low"
+            + "   LIMIT ?)"
             + " UPDATE outbox_job j SET state = 'running', attempts = j.attempts + 1, lease_owner = ?,"
             + "   lease_token = nextval('outbox_lease_token_seq'),"
             + "   lease_until = now() + ?::bigint * interval '1 millisecond', started_at = now()"
             + "  FROM candidates c WHERE j.id = c.id"
             + " RETURNING j.id, j.queue, j.kind, j.payload::text, j.idempotency_key, j.ordering_key, j.endpoint,"
-            + "   j.attempts, j.max_attempts, j.headers::text, j.created_at, j.lease_token, coalesce(j.expires_at < now(), false)";
+            + "   j.attempts, j.max_attempts, j.headers::text, j.created_at, j.lease_token,"
+            + "   coalesce(j.expires_at < now(), false), j.lane";
+
+    /** Serialises claims of a capped queue across the cluster (transaction-scoped). */
+    private static final String CAP_LOCK = "SELECT pg_advisory_xact_lock(hashtextextended('postbox.queue.' || ?, 0))";
+
+    /** Free slots of a capped queue; a separate statement, so that its snapshot follows the lock. */
+    private static final String CAP_FREE_SLOTS = "SELECT greatest(0, q.max_concurrency - (SELECT count(*)"
+            + " FROM outbox_job r WHERE r.queue = q.name AND r.state = 'running')) FROM outbox_queue q"
+            + " WHERE q.name = ? AND q.max_concurrency IS NOT NULL";
+
+    private static final String CAPPED_QUEUES =
+            "SELECT name, max_concurrency FROM outbox_queue WHERE max_concurrency IS NOT NULL";
 
     private static final String FINISH = "WITH c AS (SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::bigint[])"
             + "   AS c(id, token, duration_ms)),"
@@ -132,22 +152,107 @@ public final class JobStore {
         this.codec = codec;
     }
 
-    public List<ClaimedJob> claim(Connection c, String queue, int limit, String workerId, Duration lease)
+    /** What one claim statement took, with the count per lane (high, normal, low). */
+    public record Claim(List<ClaimedJob> jobs, int[] perLane) {}
+
+    /**
+     * Claims up to {@code laneLimits[i]} jobs of each lane (high, normal, low) and at most {@code
+     * limit} in all, preferring lanes in that order.
+     */
+    public Claim claim(Connection c, String queue, int[] laneLimits, int limit, String workerId, Duration lease)
             throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(CLAIM)) {
-            ps.setString(1, queue);
-            ps.setString(2, queue);
-            ps.setInt(3, limit);
-            ps.setString(4, workerId);
-            ps.setLong(5, lease.toMillis());
+            int i = 1;
+            ps.setString(i++, queue);
+            for (int lane = 0; lane < 3; lane++) {
+                ps.setString(i++, queue);
+                ps.setInt(i++, LaneShares.LANES[lane]);
+                ps.setInt(i++, laneLimits[lane]);
+            }
+            ps.setInt(i++, limit);
+            ps.setString(i++, workerId);
+            ps.setLong(i, lease.toMillis());
             List<ClaimedJob> jobs = new ArrayList<>(limit);
+            int[] perLane = new int[3];
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     jobs.add(readClaimed(rs));
+                    perLane[1 - rs.getInt(14)]++;
                 }
             }
-            return jobs;
+            return new Claim(jobs, perLane);
         }
+    }
+
+    /**
+     * The plan of the claim statement for the given queue and limit, as {@code EXPLAIN (<options>)}
+     * prints it (e.g. options {@code "FORMAT JSON"} or {@code "ANALYZE, BUFFERS"}; ANALYZE is run
+     * inside a rolled-back transaction so nothing is claimed). For plan tests and benchmarks.
+     */
+    public String explainClaim(Connection c, String queue, int limit, String options) throws SQLException {
+        if (!options.matches("[A-Za-z, ]*")) {
+            throw new IllegalArgumentException("EXPLAIN options may hold only words and commas: " + options);
+        }
+        boolean autoCommit = c.getAutoCommit();
+        c.setAutoCommit(false);
+        try (PreparedStatement ps = c.prepareStatement("EXPLAIN (" + options + ") " + CLAIM)) {
+            int i = 1;
+            ps.setString(i++, queue);
+            for (int lane = 0; lane < 3; lane++) {
+                ps.setString(i++, queue);
+                ps.setInt(i++, LaneShares.LANES[lane]);
+                ps.setInt(i++, limit);
+            }
+            ps.setInt(i++, limit);
+            ps.setString(i++, "explain");
+            ps.setLong(i, 30_000);
+            StringBuilder plan = new StringBuilder();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    plan.append(rs.getString(1)).append('\n');
+                }
+            }
+            return plan.toString();
+        } finally {
+            c.rollback();
+            c.setAutoCommit(autoCommit);
+        }
+    }
+
+    /** Claims up to {@code limit} jobs, lanes in strict order high, normal, low. */
+    public List<ClaimedJob> claim(Connection c, String queue, int limit, String workerId, Duration lease)
+            throws SQLException {
+        return claim(c, queue, new int[] {limit, limit, limit}, limit, workerId, lease)
+                .jobs();
+    }
+
+    /**
+     * In the caller's transaction: waits for the queue's cluster-wide claim lock and returns how
+     * many more jobs the queue may run, or {@code null} when it has no cap.
+     */
+    public @Nullable Integer lockCappedQueue(Connection c, String queue) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(CAP_LOCK)) {
+            ps.setString(1, queue);
+            ps.execute();
+        }
+        try (PreparedStatement ps = c.prepareStatement(CAP_FREE_SLOTS)) {
+            ps.setString(1, queue);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getInt(1) : null;
+            }
+        }
+    }
+
+    /** Queues with a cluster-wide concurrency cap, with the cap. */
+    public Map<String, Integer> cappedQueues(Connection c) throws SQLException {
+        Map<String, Integer> caps = new java.util.HashMap<>();
+        try (PreparedStatement ps = c.prepareStatement(CAPPED_QUEUES);
+                ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                caps.put(rs.getString(1), rs.getInt(2));
+            }
+        }
+        return caps;
     }
 
     @SuppressWarnings("unchecked")

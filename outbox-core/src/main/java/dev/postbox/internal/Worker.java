@@ -44,7 +44,7 @@ final class Worker implements Runnable {
             } catch (RuntimeException | Error e) {
                 log.error("Unexpected failure running job {}", job.id(), e);
             } finally {
-                dispatcher.finished();
+                dispatcher.finished(job);
             }
         }
     }

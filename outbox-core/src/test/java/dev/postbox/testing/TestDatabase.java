@@ -101,6 +101,7 @@ public final class TestDatabase {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(withDatabase(admin, name));
         config.setMaximumPoolSize(32);
+        config.setMinimumIdle(2);
         config.setPoolName(name);
         return new HikariDataSource(config);
     }
