@@ -184,7 +184,10 @@ class OutboxHandlerIntegrationTest {
     @Test
     void workerRunsHandlersInTheBackground() {
         TestDataSources.withSchema(runner)
-                .withPropertyValues("postbox.worker.enabled=true", "postbox.worker.poll-interval=100ms")
+                .withPropertyValues(
+                        "postbox.worker.enabled=true",
+                        "postbox.worker.poll-interval=100ms",
+                        "postbox.worker.shutdown-grace=2s")
                 .run(context -> {
                     enqueue(
                             context.getBean(PlatformTransactionManager.class),

@@ -2,6 +2,7 @@ package dev.postbox.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.AttemptLogLevel;
 import dev.postbox.JobRequest;
 import dev.postbox.JsonCodec;
@@ -153,10 +154,14 @@ class PostboxAutoConfigurationTest {
 
     @Test
     void userBeansWin() {
-        DataSource ds = TestDatabase.create();
+        HikariDataSource ds = TestDatabase.create();
         Postbox own = Postbox.builder(ds).build();
         JsonCodec codec = JsonCodec.jackson();
-        runner.withBean("dataSource", DataSource.class, () -> ds)
+        runner.withBean(
+                        "testDatabaseDropper",
+                        TestDataSources.DatabaseDropper.class,
+                        () -> new TestDataSources.DatabaseDropper(ds))
+                .withBean("dataSource", DataSource.class, () -> ds, definition -> definition.setDestroyMethodName(""))
                 .withBean("myPostbox", Postbox.class, () -> own)
                 .withBean("myCodec", JsonCodec.class, () -> codec)
                 .run(context -> {
@@ -172,7 +177,8 @@ class PostboxAutoConfigurationTest {
         TestDataSources.withSchema(runner)
                 .run(context -> assertThat(context).doesNotHaveBean(PostboxWorkerLifecycle.class));
         TestDataSources.withSchema(runner)
-                .withPropertyValues("postbox.worker.enabled=true")
+                // a short grace: core's engine may wait the whole grace for its LISTEN thread on stop
+                .withPropertyValues("postbox.worker.enabled=true", "postbox.worker.shutdown-grace=2s")
                 .run(context -> {
                     assertThat(context).hasSingleBean(PostboxWorkerLifecycle.class);
                     Postbox postbox = context.getBean(Postbox.class);

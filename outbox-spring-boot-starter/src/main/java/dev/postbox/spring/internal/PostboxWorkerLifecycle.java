@@ -42,7 +42,6 @@ public final class PostboxWorkerLifecycle implements SmartLifecycle {
                 () -> {
                     try {
                         postbox.stop();
-                        log.info("Postbox worker {} stopped", postbox.config().workerId());
                     } finally {
                         callback.run();
                     }

@@ -1,0 +1,4 @@
+package dev.postbox.demo;
+
+/** A saved order. */
+public record Order(long id, String sku, int quantity) {}
