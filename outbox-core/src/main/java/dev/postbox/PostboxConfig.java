@@ -32,6 +32,7 @@ public final class PostboxConfig {
     public static final Duration DEFAULT_ARCHIVE_RETENTION = Duration.ofDays(7);
     public static final int DEFAULT_PARTITIONS_AHEAD = 3;
     public static final Duration DEFAULT_MAINTENANCE_INTERVAL = Duration.ofMinutes(1);
+    public static final Duration DEFAULT_SLOW_ATTEMPT_THRESHOLD = Duration.ofSeconds(5);
     public static final int DEFAULT_HIGH_LANE_WEIGHT = 60;
     public static final int DEFAULT_NORMAL_LANE_WEIGHT = 30;
     public static final int DEFAULT_LOW_LANE_WEIGHT = 10;
@@ -62,6 +63,7 @@ public final class PostboxConfig {
     private final Duration maintenanceInterval;
     private final @Nullable ThreadFactory workerThreadFactory;
     private final int[] laneWeights;
+    private final Duration slowAttemptThreshold;
     private final Map<String, Integer> queueConcurrency;
 
     private PostboxConfig(Builder b) {
@@ -89,6 +91,7 @@ public final class PostboxConfig {
         this.maintenanceInterval = b.maintenanceInterval;
         this.workerThreadFactory = b.workerThreadFactory;
         this.laneWeights = b.laneWeights.clone();
+        this.slowAttemptThreshold = b.slowAttemptThreshold;
         this.queueConcurrency = Map.copyOf(b.queueConcurrency);
         if (queues.isEmpty()) {
             throw new IllegalArgumentException("queues may not be empty: name at least one queue to serve");
@@ -141,6 +144,7 @@ public final class PostboxConfig {
         b.maintenanceInterval = maintenanceInterval;
         b.workerThreadFactory = workerThreadFactory;
         b.laneWeights = laneWeights.clone();
+        b.slowAttemptThreshold = slowAttemptThreshold;
         b.queueConcurrency.putAll(queueConcurrency);
         return b;
     }
@@ -248,6 +252,11 @@ public final class PostboxConfig {
         return laneWeights.clone();
     }
 
+    /** Successful attempts at least this slow are logged at INFO on {@code dev.postbox.attempt}. */
+    public Duration slowAttemptThreshold() {
+        return slowAttemptThreshold;
+    }
+
     /** Per-queue caps on the jobs this process runs at once (claimed jobs count). */
     public Map<String, Integer> queueConcurrency() {
         return queueConcurrency;
@@ -280,6 +289,7 @@ public final class PostboxConfig {
         private @Nullable ThreadFactory workerThreadFactory;
         private int[] laneWeights = {DEFAULT_HIGH_LANE_WEIGHT, DEFAULT_NORMAL_LANE_WEIGHT, DEFAULT_LOW_LANE_WEIGHT};
         private final Map<String, Integer> queueConcurrency = new LinkedHashMap<>();
+        private Duration slowAttemptThreshold = DEFAULT_SLOW_ATTEMPT_THRESHOLD;
 
         private Builder() {}
 
@@ -419,6 +429,12 @@ public final class PostboxConfig {
                 throw new IllegalArgumentException("laneWeights may not all be zero");
             }
             this.laneWeights = new int[] {high, normal, low};
+            return this;
+        }
+
+        /** Successful attempts at least this slow are logged at INFO (others at DEBUG). */
+        public Builder slowAttemptThreshold(Duration slowAttemptThreshold) {
+            this.slowAttemptThreshold = Require.notNegative(slowAttemptThreshold, "slowAttemptThreshold");
             return this;
         }
 

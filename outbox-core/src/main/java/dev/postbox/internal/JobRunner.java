@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -29,7 +28,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 public final class JobRunner {
 
-    private static final Logger log = LoggerFactory.getLogger("dev.postbox.attempt");
+    private static final Logger log = LoggerFactory.getLogger(JobRunner.class);
 
     private final Map<String, HandlerRegistration> handlers;
     private final DataSource dataSource;
@@ -40,6 +39,7 @@ public final class JobRunner {
     private final PostboxListener listener;
     private final PostboxConfig config;
     private final String workerId;
+    private final AttemptLogger attempts;
 
     JobRunner(
             Map<String, HandlerRegistration> handlers,
@@ -59,6 +59,7 @@ public final class JobRunner {
         this.listener = listener;
         this.config = config;
         this.workerId = config.workerId();
+        this.attempts = new AttemptLogger(config.slowAttemptThreshold());
     }
 
     void run(ClaimedJob claimed) {
@@ -67,9 +68,9 @@ public final class JobRunner {
         MDC.put("postbox.queue", job.queue());
         MDC.put("postbox.kind", job.kind());
         MDC.put("postbox.attempt", Integer.toString(job.attempt()));
-        String traceparent = job.headers().get("traceparent");
-        if (traceparent != null) {
-            MDC.put("traceId", traceparent.length() >= 35 ? traceparent.substring(3, 35) : traceparent);
+        String traceId = AttemptLogger.traceId(job);
+        if (!traceId.equals("-")) {
+            MDC.put("traceId", traceId);
         }
         long start = System.nanoTime();
         try {
@@ -108,12 +109,12 @@ public final class JobRunner {
                 });
                 inFlight.remove(claimed);
                 Duration took = Duration.ofMillis(millisSince(start));
-                logAttempt(job, "done", took, null);
+                attempts.log(job, "done", took, null);
                 listener.completed(job, took);
             } else {
                 registration.handler().handle(job);
                 long took = millisSince(start);
-                logAttempt(job, "done", Duration.ofMillis(took), null);
+                attempts.log(job, "done", Duration.ofMillis(took), null);
                 completions.add(claimed, took);
             }
         } catch (StaleLeaseException e) {
@@ -171,7 +172,7 @@ public final class JobRunner {
                     c.setAutoCommit(true);
                     written = store.dead(c, claimed, attempt, logFailures);
                 }
-                logAttempt(job, "dead", Duration.ofMillis(took), message);
+                attempts.log(job, "dead", Duration.ofMillis(took), message);
                 if (written) {
                     listener.dead(job, reason);
                 } else {
@@ -187,7 +188,7 @@ public final class JobRunner {
                 c.setAutoCommit(true);
                 written = store.retry(c, claimed, delay, attempt, logFailures);
             }
-            logAttempt(job, "retry", Duration.ofMillis(took), message);
+            attempts.log(job, "retry", Duration.ofMillis(took), message);
             if (written) {
                 listener.failed(job, error, delay);
             } else {
@@ -255,31 +256,6 @@ public final class JobRunner {
             log.error("job {}: archiving an expired job failed; its lease will expire", claimed.id(), e);
         } finally {
             inFlight.remove(claimed);
-        }
-    }
-
-    private void logAttempt(Job job, String outcome, Duration took, @Nullable String error) {
-        if (error == null) {
-            if (log.isDebugEnabled()) {
-                log.debug(
-                        "job={} kind={} queue={} attempt={} outcome={} durationMs={}",
-                        job.id(),
-                        job.kind(),
-                        job.queue(),
-                        job.attempt(),
-                        outcome,
-                        took.toMillis());
-            }
-        } else {
-            log.info(
-                    "job={} kind={} queue={} attempt={} outcome={} durationMs={} error=\"{}\"",
-                    job.id(),
-                    job.kind(),
-                    job.queue(),
-                    job.attempt(),
-                    outcome,
-                    took.toMillis(),
-                    error);
         }
     }
 
