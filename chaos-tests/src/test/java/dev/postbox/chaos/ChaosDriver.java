@@ -38,6 +38,8 @@ import org.slf4j.LoggerFactory;
 public final class ChaosDriver {
 
     private static final Logger log = LoggerFactory.getLogger(ChaosDriver.class);
+    /** Kills a CI-sized run waits for before the producer may stop. */
+    static final int MIN_KILLS = 20;
 
     private final ChaosConfig config;
     private final SplittableRandom faults;
@@ -88,8 +90,13 @@ public final class ChaosDriver {
         String dbUrl = withDatabase(adminUrl, dbName);
         logDir = config.reportDir().resolve(config.name() + "-workers");
         Files.createDirectories(logDir);
-        try (HikariDataSource ds = pool(dbUrl, "chaos-driver", 12);
-                HikariDataSource receiverDs = pool(dbUrl, "chaos-receiver", 24)) {
+        try (var old = Files.list(logDir)) {
+            for (Path p : old.filter(p -> p.toString().endsWith(".log")).toList()) {
+                Files.delete(p); // markers are counted from these files: no leftovers from earlier runs
+            }
+        }
+        try (HikariDataSource ds = pool(dbUrl, "chaos-driver", 4);
+                HikariDataSource receiverDs = pool(dbUrl, "chaos-receiver", 8)) {
             new SchemaInstaller(ds).install();
             ChaosSchema.install(ds, config.receiverDedup());
             long receiverSeed = faults.nextLong();
@@ -134,6 +141,9 @@ public final class ChaosDriver {
                 result.put("produceSeconds", round((produced - start) / 1e9));
                 result.put("drainSeconds", round((drainedAt - produced) / 1e9));
                 result.put("workers", config.workers());
+                result.put("maxBacklog", config.maxBacklog());
+                result.put("backPressureWaits", producer.backPressureWaits);
+                result.put("workerStartMillisMedian", logs.medianStartMillis());
                 result.put("workerKills", workerKills.get());
                 result.put("crashPointHalts", crashPointHalts.get());
                 result.put("crashPointMarkers", logs.crashPoints());
@@ -179,6 +189,7 @@ public final class ChaosDriver {
         long committedIntents;
         long rolledBackIntents;
         long unknownIntents;
+        long backPressureWaits;
         private long txId;
         private long seq;
 
@@ -198,14 +209,17 @@ public final class ChaosDriver {
                     Connection side = ds.getConnection()) {
                 business.setAutoCommit(false);
                 side.setAutoCommit(true);
-                while (System.nanoTime() < deadline
-                        && (config.minCommittedIntents() <= 0 || committedIntents < config.minCommittedIntents())) {
+                while (System.nanoTime() < deadline && !enough()) {
                     long sleep = next - System.nanoTime();
                     if (sleep > 0) {
                         TimeUnit.NANOSECONDS.sleep(sleep);
                     }
                     next += intervalNanos;
                     businessTransaction(business, side);
+                    if (txId % 25 == 0) {
+                        awaitBacklogBelow(side, start, deadline);
+                        next = Math.max(next, System.nanoTime());
+                    }
                     if (System.nanoTime() - lastLog > 15_000_000_000L) {
                         lastLog = System.nanoTime();
                         log.info(
@@ -217,6 +231,41 @@ public final class ChaosDriver {
                     }
                 }
             }
+        }
+
+        /**
+         * Back-pressure: while more than {@code chaos.maxBacklog} jobs are live, wait. The workers'
+         * capacity, not the producer's pace, then sets the run's length, and the drain stays short.
+         */
+        private void awaitBacklogBelow(Connection side, long start, long deadline)
+                throws SQLException, InterruptedException {
+            while (System.nanoTime() < deadline) {
+                long live;
+                try (Statement s = side.createStatement();
+                        ResultSet rs = s.executeQuery("SELECT count(*) FROM outbox_job")) {
+                    rs.next();
+                    live = rs.getLong(1);
+                }
+                if (live <= config.maxBacklog()) {
+                    return;
+                }
+                backPressureWaits++;
+                Thread.sleep(200);
+            }
+        }
+
+        /**
+         * Sizing: enough committed intents, the zombie stops the run asks for, and for a CI-sized
+         * run (>= 10,000 intents) at least {@link #MIN_KILLS} SIGKILLs. 0 intents = duration only.
+         */
+        private boolean enough() {
+            if (config.minCommittedIntents() <= 0) {
+                return false;
+            }
+            if (committedIntents < config.minCommittedIntents() || zombieStops.get() < config.minZombieStops()) {
+                return false;
+            }
+            return config.minCommittedIntents() < 10_000 || workerKills.get() >= MIN_KILLS;
         }
 
         private void businessTransaction(Connection business, Connection side) throws SQLException {
@@ -615,6 +664,8 @@ public final class ChaosDriver {
         HikariConfig hc = new HikariConfig();
         hc.setJdbcUrl(url + (url.contains("?") ? "&" : "?") + "ApplicationName=" + applicationName);
         hc.setMaximumPoolSize(size);
+        hc.setMinimumIdle(1);
+        hc.setConnectionTimeout(15_000);
         hc.setPoolName(applicationName);
         return new HikariDataSource(hc);
     }

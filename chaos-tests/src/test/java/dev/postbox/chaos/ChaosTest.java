@@ -41,7 +41,7 @@ class ChaosTest {
     void receiverWithoutDeduplicationIsCaught() throws Exception {
         assumeFalse(Boolean.getBoolean("chaos.skipControls"));
         ChaosConfig config =
-                ChaosConfig.ci().named("chaos-control-dedup-off").shortRun(20).receiverDedup(false, 0.15);
+                ChaosConfig.ci().named("chaos-control-dedup-off").shortRun(800).receiverDedup(false, 0.15);
         ChaosResult r = new ChaosDriver(config).run();
 
         assertThat(r.count("duplicateEffectsReceiver")).isPositive();
@@ -54,7 +54,7 @@ class ChaosTest {
         assumeFalse(Boolean.getBoolean("chaos.skipControls"));
         ChaosConfig config = ChaosConfig.ci()
                 .named("chaos-control-broken-fencing")
-                .shortRun(20)
+                .shortRun(800)
                 .brokenFencing(1.0);
         ChaosResult r = new ChaosDriver(config).run();
 

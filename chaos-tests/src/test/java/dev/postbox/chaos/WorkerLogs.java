@@ -10,10 +10,11 @@ import java.util.TreeMap;
 import java.util.stream.Stream;
 
 /** Markers the workers print: stale-token rejections (fenced zombies) and crash points hit. */
-record WorkerLogs(long staleTokens, Map<String, Long> crashPoints) {
+record WorkerLogs(long staleTokens, Map<String, Long> crashPoints, long medianStartMillis) {
 
     static WorkerLogs read(Path dir) throws IOException {
         long stale = 0;
+        List<Long> starts = new java.util.ArrayList<>();
         Map<String, Long> crashes = new TreeMap<>();
         List<Path> files;
         try (Stream<Path> list = Files.list(dir)) {
@@ -21,7 +22,10 @@ record WorkerLogs(long staleTokens, Map<String, Long> crashPoints) {
         }
         for (Path file : files) {
             for (String line : Files.readAllLines(file, StandardCharsets.ISO_8859_1)) {
-                if (line.startsWith("STALE ")) {
+                if (line.startsWith("READY ") && line.contains(" uptimeMs=")) {
+                    starts.add(Long.parseLong(
+                            line.substring(line.indexOf(" uptimeMs=") + 10).trim()));
+                } else if (line.startsWith("STALE ")) {
                     stale++;
                 } else if (line.startsWith("CRASHPOINT ")) {
                     String point = line.substring("CRASHPOINT ".length()).split(" ")[0];
@@ -29,6 +33,7 @@ record WorkerLogs(long staleTokens, Map<String, Long> crashPoints) {
                 }
             }
         }
-        return new WorkerLogs(stale, crashes);
+        java.util.Collections.sort(starts);
+        return new WorkerLogs(stale, crashes, starts.isEmpty() ? -1 : starts.get(starts.size() / 2));
     }
 }

@@ -58,7 +58,8 @@ public final class WorkerMain {
         HikariConfig hc = new HikariConfig();
         hc.setJdbcUrl(jdbcUrl);
         hc.setPoolName(workerId);
-        hc.setMaximumPoolSize(22);
+        hc.setMaximumPoolSize(10);
+        hc.setMinimumIdle(2);
         hc.setConnectionTimeout(5_000);
         HikariDataSource hikari = new HikariDataSource(hc);
         DataSource ds = crash.wrap(hikari);
@@ -137,7 +138,7 @@ public final class WorkerMain {
         Postbox postbox = Postbox.builder(ds)
                 .config(PostboxConfig.custom()
                         .workerId(workerId)
-                        .concurrency(16)
+                        .concurrency(8)
                         .claimBatchSize(16)
                         .prefetch(16)
                         .pollInterval(Duration.ofMillis(250))
@@ -166,8 +167,9 @@ public final class WorkerMain {
 
         postbox.start();
         materializer.start();
-        System.out.println(
-                "READY " + workerId + " pid=" + ProcessHandle.current().pid() + " crashPoints=" + crash.enabled());
+        System.out.println("READY " + workerId + " pid="
+                + ProcessHandle.current().pid() + " crashPoints=" + crash.enabled() + " uptimeMs="
+                + java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime());
         System.out.flush();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             materializer.stop();
