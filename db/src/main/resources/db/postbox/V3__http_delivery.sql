@@ -62,7 +62,8 @@ CREATE TABLE outbox_rate_bucket (
     updated_at      timestamptz      NOT NULL DEFAULT clock_timestamp(),
     rate_factor     double precision NOT NULL DEFAULT 1 CHECK (rate_factor > 0 AND rate_factor <= 1),
     throttled_at    timestamptz,
-    throttled_until timestamptz
+    throttled_until timestamptz,
+    last_granted    integer          NOT NULL DEFAULT 0
 );
 COMMENT ON TABLE outbox_rate_bucket IS 'Cluster-wide token buckets, one per rate-limited endpoint (plus ''*'' for the global limit). Every worker leases permits from here in small chunks; refill is computed from the database clock in the leasing UPDATE.';
 COMMENT ON COLUMN outbox_rate_bucket.endpoint IS 'Endpoint name (outbox_endpoint.name), or ''*'' for the global bucket shared by all endpoints.';
@@ -73,6 +74,7 @@ COMMENT ON COLUMN outbox_rate_bucket.updated_at IS 'Database time of the last le
 COMMENT ON COLUMN outbox_rate_bucket.rate_factor IS 'Adaptive multiplier (0..1] applied while throttled_until is in the future; halved by 429 answers.';
 COMMENT ON COLUMN outbox_rate_bucket.throttled_at IS 'When the rate was last lowered (several 429s within a second lower it once).';
 COMMENT ON COLUMN outbox_rate_bucket.throttled_until IS 'Until when rate_factor applies; afterwards the full rate is back.';
+COMMENT ON COLUMN outbox_rate_bucket.last_granted IS 'Permits granted by the last lease (returned by the leasing UPDATE).';
 
 CREATE TABLE outbox_fanout (
     event_job_id  bigint      PRIMARY KEY,

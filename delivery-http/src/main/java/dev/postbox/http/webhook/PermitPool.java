@@ -13,9 +13,11 @@ import org.jspecify.annotations.Nullable;
  * One process's view of one cluster-wide bucket. Threads that need a permit wait here; one of them
  * at a time leases permits from the database, asking for no more than there are waiting threads (at
  * most {@code chunk}), so leased permits are used at once instead of being hoarded (which would let
- * a process spend them later in a burst). Permits not used within {@code ttl} are dropped. A
- * resilience4j {@link RateLimiter} at the bucket's effective rate spaces a chunk's requests out
- * locally instead of firing them at once.
+ * a process spend them later in a burst). Permits not used within {@code ttl} are dropped. Before a
+ * thread joins the pool, a resilience4j {@link RateLimiter} at the bucket's effective rate paces
+ * this process's demand: one process alone never asks faster than the endpoint's rate, and a
+ * permit, once granted by the database, is never delayed locally (a delay between grant and send
+ * would shift sends out of the window the bucket accounted them in).
  */
 final class PermitPool {
 
@@ -31,19 +33,22 @@ final class PermitPool {
     private boolean leasing;
     private long nextLeaseAt = System.nanoTime();
     private int waiters;
-    private double rate = 1;
-    private @Nullable RateLimiter smoother;
-    private double smootherRate;
+    private volatile double rate;
+    private volatile @Nullable RateLimiter smoother;
+    private volatile double smootherRate;
 
-    PermitPool(String key, RateLimitStore store, int chunk, Duration ttl) {
+    PermitPool(String key, double initialRate, RateLimitStore store, int chunk, Duration ttl) {
         this.key = key;
+        this.rate = initialRate;
         this.store = store;
         this.chunk = chunk;
         this.ttlNanos = ttl.toNanos();
     }
 
     /**
-     * Takes one permit, waiting up to {@code maxWait}.
+     * Takes one permit, waiting up to {@code maxWait}: first a local pacing permission (this
+     * process never asks faster than the bucket's effective rate), then a permit leased from the
+     * database, used at once.
      *
      * @return null when a permit was taken (or the bucket does not exist: no limit); otherwise the
      *     estimated wait after which a permit is likely, to snooze for
@@ -51,7 +56,13 @@ final class PermitPool {
     @Nullable
     Duration acquire(Duration maxWait) throws SQLException, InterruptedException {
         long deadline = System.nanoTime() + maxWait.toNanos();
-        RateLimiter smooth;
+        RateLimiter smooth = smoother;
+        if (smooth == null || Math.abs(smootherRate - rate) > rate * 0.01) {
+            smooth = newSmoother(rate);
+        }
+        if (!smooth.acquirePermission()) {
+            return estimate(System.nanoTime());
+        }
         lock.lockInterruptibly();
         waiters++;
         try {
@@ -59,8 +70,7 @@ final class PermitPool {
                 long now = System.nanoTime();
                 if (permits > 0 && now - permitsExpireAt < 0) {
                     permits--;
-                    smooth = smoother;
-                    break;
+                    return null;
                 }
                 permits = 0;
                 if (!leasing && now - nextLeaseAt >= 0) {
@@ -95,16 +105,8 @@ final class PermitPool {
             }
         } finally {
             waiters--;
-            if (lock.isHeldByCurrentThread()) {
-                lock.unlock();
-            }
+            lock.unlock();
         }
-        if (smooth == null || Math.abs(smootherRate - rate) > rate * 0.01) {
-            smooth = newSmoother(rate);
-        }
-        // Best effort: the cluster permit is ours either way.
-        smooth.acquirePermission();
-        return null;
     }
 
     private synchronized RateLimiter newSmoother(double permitsPerSecond) {
@@ -122,7 +124,7 @@ final class PermitPool {
                 RateLimiterConfig.custom()
                         .limitForPeriod(perPeriod)
                         .limitRefreshPeriod(Duration.ofNanos(periodNanos))
-                        .timeoutDuration(Duration.ofMillis(Math.min(1000, Math.max(1, periodNanos * 8 / 1_000_000))))
+                        .timeoutDuration(Duration.ofSeconds(1))
                         .build());
         smoother = limiter;
         smootherRate = permitsPerSecond;

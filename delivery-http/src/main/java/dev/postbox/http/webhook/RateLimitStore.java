@@ -20,32 +20,40 @@ final class RateLimitStore {
     /** The bucket key of the global limit shared by all endpoints (never a valid endpoint name). */
     static final String GLOBAL = "*";
 
-    private static final String LEASE =
-            "WITH b AS (SELECT endpoint, burst, tokens, updated_at, clock_timestamp() AS ts,"
-                    + "     rate_per_second * CASE WHEN throttled_until > clock_timestamp() THEN rate_factor ELSE 1 END AS rate"
-                    + "   FROM outbox_rate_bucket WHERE endpoint = ? FOR UPDATE),"
-                    + " cur AS (SELECT endpoint, rate, ts, least(burst::float8,"
-                    + "     tokens + greatest(0, extract(epoch FROM ts - updated_at)::float8) * rate) AS avail FROM b),"
-                    + " g AS (SELECT endpoint, rate, ts, avail, least(?::int, greatest(0, floor(avail)))::int AS granted FROM cur)"
-                    + " UPDATE outbox_rate_bucket k SET tokens = g.avail - g.granted, updated_at = g.ts"
-                    + "   FROM g WHERE k.endpoint = g.endpoint"
-                    + " RETURNING g.granted, g.avail - g.granted, g.rate";
+    /** Effective rate: the configured rate, times the adaptive factor while throttled. */
+    private static final String RATE =
+            "rate_per_second * CASE WHEN throttled_until > clock_timestamp() THEN rate_factor ELSE 1 END";
 
-    private static final String THROTTLE = "WITH b AS (SELECT *, clock_timestamp() AS ts FROM outbox_rate_bucket"
-            + "   WHERE endpoint = ? FOR UPDATE),"
-            + " c AS (SELECT b.*, coalesce(throttled_until > ts AND throttled_at > ts - interval '1 second', false)"
-            + "     AS recent, coalesce(throttled_until > ts, false) AS active,"
-            + "     least(burst::float8, tokens + greatest(0, extract(epoch FROM ts - updated_at)::float8)"
-            + "       * rate_per_second * CASE WHEN throttled_until > ts THEN rate_factor ELSE 1 END) AS avail FROM b),"
-            + " n AS (SELECT c.*, CASE WHEN recent THEN rate_factor WHEN active THEN greatest(?, rate_factor * 0.5)"
-            + "     ELSE greatest(?, 0.5) END AS factor FROM c)"
-            + " UPDATE outbox_rate_bucket k SET rate_factor = n.factor,"
-            + "   throttled_at = CASE WHEN n.recent THEN n.throttled_at ELSE n.ts END,"
-            + "   throttled_until = n.ts + ?::bigint * interval '1 millisecond',"
-            + "   tokens = least(n.avail, 0, 1 - ?::float8 * n.rate_per_second * n.factor),"
-            + "   updated_at = n.ts"
-            + " FROM n WHERE k.endpoint = n.endpoint"
-            + " RETURNING n.factor, k.throttled_until, n.recent";
+    /** Tokens now: refilled from the database clock since updated_at, capped at the burst. */
+    private static final String AVAILABLE = "least(burst::float8, tokens"
+            + " + greatest(0, extract(epoch FROM clock_timestamp() - updated_at)::float8) * " + RATE + ")";
+
+    private static final String GRANT = "least(?::int, greatest(0, floor(" + AVAILABLE + ")))::int";
+
+    /**
+     * One statement: every expression reads the row as locked by this UPDATE (the latest version,
+     * after any concurrent lease committed), and the clock is read after the lock is taken.
+     */
+    private static final String LEASE = "UPDATE outbox_rate_bucket SET last_granted = " + GRANT + ","
+            + " tokens = " + AVAILABLE + " - " + GRANT + ", updated_at = clock_timestamp()"
+            + " WHERE endpoint = ? RETURNING last_granted, tokens, " + RATE;
+
+    private static final String THROTTLE = "UPDATE outbox_rate_bucket SET"
+            + " rate_factor = CASE WHEN throttled_until > clock_timestamp()"
+            + "     AND throttled_at > clock_timestamp() - interval '1 second' THEN rate_factor"
+            + "   WHEN throttled_until > clock_timestamp() THEN greatest(?, rate_factor * 0.5)"
+            + "   ELSE greatest(?, 0.5) END,"
+            + " throttled_at = CASE WHEN throttled_until > clock_timestamp()"
+            + "     AND throttled_at > clock_timestamp() - interval '1 second' THEN throttled_at"
+            + "   ELSE clock_timestamp() END,"
+            + " throttled_until = clock_timestamp() + ?::bigint * interval '1 millisecond',"
+            + " tokens = least(" + AVAILABLE + ", 0, 1 - ?::float8 * rate_per_second * CASE"
+            + "   WHEN throttled_until > clock_timestamp() AND throttled_at > clock_timestamp() - interval '1 second'"
+            + "     THEN rate_factor WHEN throttled_until > clock_timestamp() THEN greatest(?, rate_factor * 0.5)"
+            + "   ELSE greatest(?, 0.5) END),"
+            + " updated_at = clock_timestamp()"
+            + " WHERE endpoint = ? RETURNING rate_factor, throttled_until,"
+            + " updated_at - throttled_at < interval '1 millisecond'";
 
     private final DataSource dataSource;
 
@@ -78,8 +86,9 @@ final class RateLimitStore {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
             try (PreparedStatement ps = c.prepareStatement(LEASE)) {
-                ps.setString(1, key);
+                ps.setInt(1, requested);
                 ps.setInt(2, requested);
+                ps.setString(3, key);
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) {
                         return null;
@@ -134,11 +143,13 @@ final class RateLimitStore {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
             try (PreparedStatement ps = c.prepareStatement(THROTTLE)) {
-                ps.setString(1, key);
+                ps.setDouble(1, minFactor);
                 ps.setDouble(2, minFactor);
-                ps.setDouble(3, minFactor);
-                ps.setLong(4, lowerFor.toMillis());
-                ps.setDouble(5, retryAfter == null ? 0 : retryAfter.toMillis() / 1000.0);
+                ps.setLong(3, lowerFor.toMillis());
+                ps.setDouble(4, retryAfter == null ? 0 : retryAfter.toMillis() / 1000.0);
+                ps.setDouble(5, minFactor);
+                ps.setDouble(6, minFactor);
+                ps.setString(7, key);
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) {
                         return null;

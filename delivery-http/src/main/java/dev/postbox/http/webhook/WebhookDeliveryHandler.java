@@ -128,7 +128,8 @@ public final class WebhookDeliveryHandler implements JobHandler {
                 }
                 PermitPool global = pools.computeIfAbsent(
                         RateLimitStore.GLOBAL,
-                        k -> new PermitPool(k, rateLimits, settings.leaseChunk(), settings.permitTtl()));
+                        k -> new PermitPool(
+                                k, settings.globalRate(), rateLimits, settings.leaseChunk(), settings.permitTtl()));
                 Duration wait = global.acquire(settings.maxPermitWait());
                 if (wait != null) {
                     snooze(name, wait, "global webhook rate limit");
@@ -149,7 +150,12 @@ public final class WebhookDeliveryHandler implements JobHandler {
         } catch (SQLException e) {
             throw new IllegalStateException("creating the rate bucket of endpoint " + endpoint.name() + " failed", e);
         }
-        return new PermitPool(endpoint.name(), rateLimits, settings.leaseChunk(), settings.permitTtl());
+        return new PermitPool(
+                endpoint.name(),
+                endpoint.ratePerSecond().orElseThrow(),
+                rateLimits,
+                settings.leaseChunk(),
+                settings.permitTtl());
     }
 
     private void snooze(String endpoint, Duration wait, String what) {
