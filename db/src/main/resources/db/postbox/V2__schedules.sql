@@ -27,7 +27,7 @@ COMMENT ON COLUMN outbox_schedule.cron IS 'Cron expression: 5 fields (Unix), 6 f
 COMMENT ON COLUMN outbox_schedule.zone IS 'Time zone id whose wall clock the expression follows, e.g. Europe/Berlin.';
 COMMENT ON COLUMN outbox_schedule.kind IS 'Job kind (handler) of the jobs the fires create.';
 COMMENT ON COLUMN outbox_schedule.queue IS 'Queue of the jobs the fires create.';
-COMMENT ON COLUMN outbox_schedule.payload IS 'Payload template; ${scheduleName}, ${fireAt} and ${fireKey} inside JSON strings are replaced per fire.';
+COMMENT ON COLUMN outbox_schedule.payload IS 'Payload template; the placeholders scheduleName, fireAt and fireKey (each written as a dollar sign and the name in braces) inside JSON strings are replaced per fire.';
 COMMENT ON COLUMN outbox_schedule.dst_gap_policy IS 'SHIFT: a fire in the missing hour of a spring-forward runs at the first instant after the gap; SKIP: it does not run.';
 COMMENT ON COLUMN outbox_schedule.missed_fire_policy IS 'Fires older than misfire_threshold_ms when seen (downtime, pause): ONE catch-up fire at the latest missed instant, ALL of them, or NONE.';
 COMMENT ON COLUMN outbox_schedule.overlap_policy IS 'ALLOW: every fire is a job; SKIP_IF_RUNNING: a fire is skipped while the job of the previous fire (last_job_id) is unfinished.';

@@ -27,7 +27,6 @@ import org.springframework.transaction.annotation.Transactional;
         classes = PostboxTestAnnotationTest.App.class,
         properties = {
             "spring.flyway.locations=classpath:db/postbox",
-            "spring.flyway.placeholder-replacement=false",
             "postbox.schema.initialize=never"
         })
 @PostboxTest
