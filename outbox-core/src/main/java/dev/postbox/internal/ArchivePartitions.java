@@ -58,10 +58,14 @@ public final class ArchivePartitions implements Runnable {
                     return List.of();
                 }
                 LocalDate today = today(c);
+                List<String> existing = partitions(c);
                 for (int d = 0; d <= daysAhead; d++) {
-                    create(c, today.plusDays(d));
+                    LocalDate day = today.plusDays(d);
+                    if (!existing.contains(name(day))) {
+                        create(c, day); // DDL locks the archive briefly: only when a day is missing
+                    }
                 }
-                List<String> dropped = dropBefore(c, today.minusDays(Math.max(1, retention.toDays())));
+                List<String> dropped = dropBefore(c, existing, today.minusDays(Math.max(1, retention.toDays())));
                 c.commit();
                 return dropped;
             } catch (SQLException | RuntimeException e) {
@@ -89,29 +93,42 @@ public final class ArchivePartitions implements Runnable {
         }
     }
 
+    private static String name(LocalDate day) {
+        return "outbox_job_archive_p" + DAY.format(day);
+    }
+
     private static void create(Connection c, LocalDate day) throws SQLException {
         // The name and bounds are formatted from a LocalDate: digits only, no user input.
-        String sql = "CREATE TABLE IF NOT EXISTS outbox_job_archive_p" + DAY.format(day)
-                + " PARTITION OF outbox_job_archive FOR VALUES FROM ('" + day + " 00:00:00+00') TO ('"
-                + day.plusDays(1) + " 00:00:00+00')";
+        String sql = "CREATE TABLE IF NOT EXISTS " + name(day) + " PARTITION OF outbox_job_archive FOR VALUES FROM ('"
+                + day + " 00:00:00+00') TO ('" + day.plusDays(1) + " 00:00:00+00')";
         try (Statement s = c.createStatement()) {
             s.execute(sql);
         }
     }
 
-    /** Drops the partitions whose whole day lies before {@code firstKept}. */
-    private static List<String> dropBefore(Connection c, LocalDate firstKept) throws SQLException {
-        List<String> expired = new ArrayList<>();
+    /** The archive's partitions. */
+    private static List<String> partitions(Connection c) throws SQLException {
+        List<String> names = new ArrayList<>();
         try (Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT child.relname FROM pg_inherits i"
                         + " JOIN pg_class parent ON parent.oid = i.inhparent"
                         + " JOIN pg_class child ON child.oid = i.inhrelid"
                         + " WHERE parent.relname = 'outbox_job_archive'")) {
             while (rs.next()) {
-                Matcher m = PARTITION.matcher(rs.getString(1));
-                if (m.matches() && LocalDate.parse(m.group(1), DAY).isBefore(firstKept)) {
-                    expired.add(rs.getString(1));
-                }
+                names.add(rs.getString(1));
+            }
+        }
+        return names;
+    }
+
+    /** Drops the daily partitions whose whole day lies before {@code firstKept}. */
+    private static List<String> dropBefore(Connection c, List<String> partitions, LocalDate firstKept)
+            throws SQLException {
+        List<String> expired = new ArrayList<>();
+        for (String partition : partitions) {
+            Matcher m = PARTITION.matcher(partition);
+            if (m.matches() && LocalDate.parse(m.group(1), DAY).isBefore(firstKept)) {
+                expired.add(partition);
             }
         }
         for (String name : expired) {

@@ -98,7 +98,9 @@ public final class Engine {
             start(daemonThreads("postbox-listen-").newThread(notifications));
         }
         registry = new WorkerRegistry(dataSource, config);
-        maintenance = Executors.newScheduledThreadPool(1, daemonThreads("postbox-maintenance-"));
+        // Two threads, so that a slow maintenance pass (partition DDL waiting for a lock) never
+        // delays the heartbeat past the visibility timeout.
+        maintenance = Executors.newScheduledThreadPool(2, daemonThreads("postbox-maintenance-"));
         schedule(new Heartbeat(dataSource, store, inFlight, config), config.heartbeatInterval());
         schedule(rescuer, config.rescueInterval());
         schedule(
