@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -47,8 +48,31 @@ import org.slf4j.LoggerFactory;
  * <p>A schedule whose fires fail to enqueue (for example a payload over the size limit) is rolled
  * back to a savepoint and logged; the other schedules of the pass proceed, and it is retried in the
  * next pass.
+ *
+ * <p>A {@link FireListener} ({@link Builder#listener(FireListener)}) is told about every job a pass
+ * created, after the pass committed: for metrics of fires and lag.
  */
 public final class ScheduleMaterializer implements AutoCloseable {
+
+    /**
+     * Told about each fire turned into a new job, after the pass's transaction committed; called on
+     * the materialiser's thread, so it must be quick and must not throw (exceptions are logged).
+     */
+    @FunctionalInterface
+    public interface FireListener {
+        /**
+         * A fire became a job.
+         *
+         * @param scheduleName the schedule
+         * @param fireAt the fire instant (the job's run time)
+         * @param materializedAt the pass's database time (clock offset included); {@code
+         *     materializedAt - fireAt} is the materialisation lag
+         * @param jobId the job created
+         */
+        void fired(String scheduleName, Instant fireAt, Instant materializedAt, long jobId);
+    }
+
+    private record Fired(String scheduleName, Instant fireAt, Instant materializedAt, long jobId) {}
 
     /** Default time between passes. */
     public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(1);
@@ -63,6 +87,7 @@ public final class ScheduleMaterializer implements AutoCloseable {
     private final int batchSize;
     private final int maxFiresPerPass;
     private final Supplier<Duration> clockOffset;
+    private final FireListener listener;
     private final ScheduleStore store = new ScheduleStore();
     private @Nullable ScheduledExecutorService executor;
 
@@ -73,6 +98,7 @@ public final class ScheduleMaterializer implements AutoCloseable {
         this.batchSize = b.batchSize;
         this.maxFiresPerPass = b.maxFiresPerPass;
         this.clockOffset = b.clockOffset;
+        this.listener = b.listener;
     }
 
     /** Starts a builder; {@code outbox} writes the jobs. */
@@ -135,28 +161,43 @@ public final class ScheduleMaterializer implements AutoCloseable {
     public MaterializeResult materializeDue() {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);
+            List<Fired> fired = new ArrayList<>();
+            MaterializeResult result;
             try {
-                MaterializeResult result = materializeDue(c);
+                result = materializeDue(c, fired);
                 c.commit();
-                return result;
             } catch (SQLException | RuntimeException e) {
                 c.rollback();
                 throw e;
             }
+            notifyFired(fired);
+            return result;
         } catch (SQLException e) {
             throw new IllegalStateException("Schedule materialiser pass failed: " + e.getMessage(), e);
         }
     }
 
-    private MaterializeResult materializeDue(Connection c) throws SQLException {
+    private void notifyFired(List<Fired> fired) {
+        for (Fired f : fired) {
+            try {
+                listener.fired(f.scheduleName(), f.fireAt(), f.materializedAt(), f.jobId());
+            } catch (RuntimeException e) {
+                log.warn("Schedule fire listener failed for '{}' at {}", f.scheduleName(), f.fireAt(), e);
+            }
+        }
+    }
+
+    private MaterializeResult materializeDue(Connection c, List<Fired> fired) throws SQLException {
         Instant now = store.databaseNow(c, clockOffset.get());
         List<DueSchedule> due = store.lockDue(c, now, batchSize);
         MaterializeResult total = new MaterializeResult(due.size(), 0, 0, 0, 0);
         for (DueSchedule schedule : due) {
             Savepoint savepoint = c.setSavepoint();
+            List<Fired> scheduleFired = new ArrayList<>();
             try {
-                total = total.plus(materialize(c, schedule, now));
+                total = total.plus(materialize(c, schedule, now, scheduleFired));
                 c.releaseSavepoint(savepoint);
+                fired.addAll(scheduleFired);
             } catch (SQLException | RuntimeException e) {
                 c.rollback(savepoint);
                 total = total.plus(new MaterializeResult(0, 0, 0, 0, 1));
@@ -170,7 +211,8 @@ public final class ScheduleMaterializer implements AutoCloseable {
         return total;
     }
 
-    private MaterializeResult materialize(Connection c, DueSchedule schedule, Instant now) throws SQLException {
+    private MaterializeResult materialize(Connection c, DueSchedule schedule, Instant now, List<Fired> fired)
+            throws SQLException {
         ScheduleDefinition definition = schedule.definition();
         FirePlan plan = MissedFirePlanner.forDefinition(definition, maxFiresPerPass)
                 .planFromStoredNextFire(schedule.nextFireAt(), now);
@@ -210,6 +252,7 @@ public final class ScheduleMaterializer implements AutoCloseable {
                             .build());
             if (result.created()) {
                 created++;
+                fired.add(new Fired(definition.name(), fire, now, result.jobId()));
             } else {
                 deduplicated++;
             }
@@ -228,6 +271,7 @@ public final class ScheduleMaterializer implements AutoCloseable {
         private int batchSize = DEFAULT_BATCH_SIZE;
         private int maxFiresPerPass = MissedFirePlanner.DEFAULT_MAX_FIRES_PER_PASS;
         private Supplier<Duration> clockOffset = () -> Duration.ZERO;
+        private FireListener listener = (name, fireAt, materializedAt, jobId) -> {};
 
         private Builder(DataSource dataSource, Outbox outbox) {
             if (dataSource == null) {
@@ -276,6 +320,15 @@ public final class ScheduleMaterializer implements AutoCloseable {
                 throw new IllegalArgumentException("clockOffset may not be null");
             }
             this.clockOffset = clockOffset;
+            return this;
+        }
+
+        /** Told about every fire that became a job, after its pass committed; none by default. */
+        public Builder listener(FireListener listener) {
+            if (listener == null) {
+                throw new IllegalArgumentException("listener may not be null");
+            }
+            this.listener = listener;
             return this;
         }
 
