@@ -37,6 +37,12 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  *       {@code queue, kind, endpoint, error, deadFrom, deadTo}), {@code purge} (a filter), {@code
  *       cancel} ({@code id} of a waiting job), {@code pause} and {@code resume} ({@code queue}).
  *       Replay and purge by filter need at least one criterion, or {@code "all": true}.
+ *   <li>With webhook delivery ({@code postbox-delivery-http}): {@code GET
+ *       /actuator/postbox/endpoints} lists the webhook endpoints and their state ({@code
+ *       ?endpoint=name} for one; never secrets or header values); {@code POST
+ *       /actuator/postbox/enable-endpoint} ({@code {"endpoint": "billing"}}) enables an endpoint and
+ *       replays what waited, {@code POST /actuator/postbox/disable-endpoint} ({@code endpoint}, optional
+ *       {@code reason}) disables one. Both are write operations.
  * </ul>
  */
 @Endpoint(id = "postbox")
@@ -54,10 +60,18 @@ public class PostboxEndpoint {
 
     private final PostboxAdmin admin;
     private final PostboxAdminProperties properties;
+    private final @Nullable WebhookEndpointAdmin webhookEndpoints;
 
     public PostboxEndpoint(PostboxAdmin admin, PostboxAdminProperties properties) {
+        this(admin, properties, null);
+    }
+
+    /** With webhook endpoint administration (when {@code postbox-delivery-http} is configured). */
+    public PostboxEndpoint(
+            PostboxAdmin admin, PostboxAdminProperties properties, @Nullable WebhookEndpointAdmin webhookEndpoints) {
         this.admin = admin;
         this.properties = properties;
+        this.webhookEndpoints = webhookEndpoints;
     }
 
     /** Summary of every queue and the totals. */
@@ -93,6 +107,12 @@ public class PostboxEndpoint {
             @Nullable Integer limit) {
         return switch (resource) {
             case "queues" -> summary().queues();
+            case "endpoints" -> {
+                String name = blankToNull(endpoint);
+                yield name == null
+                        ? webhookEndpoints().list()
+                        : webhookEndpoints().get(name).orElse(null);
+            }
             case "dlq" -> {
                 int max = limit != null ? limit : properties.getDeadLetterLimit();
                 if (max < 1 || max > MAX_DEAD_LETTER_LIMIT) {
@@ -104,7 +124,8 @@ public class PostboxEndpoint {
             }
             default ->
                 throw new InvalidEndpointRequestException(
-                        "Unknown resource '" + resource + "': use queues, dlq or jobs/{id}", "unknown resource");
+                        "Unknown resource '" + resource + "': use queues, dlq, endpoints or jobs/{id}",
+                        "unknown resource");
         };
     }
 
@@ -120,6 +141,20 @@ public class PostboxEndpoint {
                 .orElse(null);
     }
 
+    /** {@link #action} without a reason (for callers in code). */
+    public WebEndpointResponse<Map<String, Object>> action(
+            String action,
+            @Nullable Long id,
+            @Nullable String queue,
+            @Nullable String kind,
+            @Nullable String endpoint,
+            @Nullable String error,
+            @Nullable String deadFrom,
+            @Nullable String deadTo,
+            @Nullable Boolean all) {
+        return action(action, id, queue, kind, endpoint, error, deadFrom, deadTo, all, null);
+    }
+
     /** Runs a write action; refused (403) unless {@value #WRITE_PROPERTY} is true. */
     @WriteOperation
     public WebEndpointResponse<Map<String, Object>> action(
@@ -131,7 +166,8 @@ public class PostboxEndpoint {
             @Nullable String error,
             @Nullable String deadFrom,
             @Nullable String deadTo,
-            @Nullable Boolean all) {
+            @Nullable Boolean all,
+            @Nullable String reason) {
         if (!properties.isWriteEnabled()) {
             return response(
                     STATUS_FORBIDDEN,
@@ -202,11 +238,54 @@ public class PostboxEndpoint {
                 result.put("queue", name);
                 result.put("paused", pause);
             }
+            case "enable-endpoint", "disable-endpoint" -> {
+                String name = blankToNull(endpoint);
+                if (name == null) {
+                    return badRequest(action, action + " needs an endpoint");
+                }
+                result.put("endpoint", name);
+                try {
+                    if (action.equalsIgnoreCase("enable-endpoint")) {
+                        WebhookEndpointAdmin.EnableView enabled =
+                                webhookEndpoints().enable(name);
+                        log.info(
+                                "Postbox admin: webhook endpoint '{}' enabled ({} waiting deliveries resumed, {} dead"
+                                        + " letters replayed)",
+                                name,
+                                enabled.resumed(),
+                                enabled.replayed());
+                        result.put("changed", enabled.changed());
+                        result.put("resumed", enabled.resumed());
+                        result.put("replayed", enabled.replayed());
+                    } else {
+                        String why = blankToNull(reason);
+                        boolean changed = webhookEndpoints()
+                                .disable(name, why != null ? why : "disabled through the postbox actuator endpoint");
+                        log.info(
+                                "Postbox admin: webhook endpoint '{}' {}", name, changed ? "disabled" : "was disabled");
+                        result.put("changed", changed);
+                    }
+                } catch (IllegalArgumentException e) {
+                    result.put("error", e.getMessage());
+                    return response(WebEndpointResponse.STATUS_NOT_FOUND, result);
+                }
+            }
             default -> {
-                return badRequest(action, "unknown action: use replay, purge, cancel, pause or resume");
+                return badRequest(
+                        action,
+                        "unknown action: use replay, purge, cancel, pause, resume, enable-endpoint or disable-endpoint");
             }
         }
         return response(WebEndpointResponse.STATUS_OK, result);
+    }
+
+    private WebhookEndpointAdmin webhookEndpoints() {
+        if (webhookEndpoints == null) {
+            throw new InvalidEndpointRequestException(
+                    "Webhook delivery is not configured: add postbox-delivery-http to the application",
+                    "webhook delivery not configured");
+        }
+        return webhookEndpoints;
     }
 
     private static WebEndpointResponse<Map<String, Object>> badRequest(String action, String message) {

@@ -1,6 +1,7 @@
 package dev.postbox.spring.endpoint;
 
 import dev.postbox.Postbox;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -28,7 +29,8 @@ public final class PostboxEndpointAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnAvailableEndpoint(PostboxEndpoint.class)
-    PostboxEndpoint postboxEndpoint(Postbox postbox, PostboxAdminProperties properties) {
-        return new PostboxEndpoint(postbox.admin(), properties);
+    PostboxEndpoint postboxEndpoint(
+            Postbox postbox, PostboxAdminProperties properties, ObjectProvider<WebhookEndpointAdmin> webhookEndpoints) {
+        return new PostboxEndpoint(postbox.admin(), properties, webhookEndpoints.getIfAvailable());
     }
 }

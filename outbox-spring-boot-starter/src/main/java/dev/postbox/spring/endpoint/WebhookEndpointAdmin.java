@@ -1,0 +1,68 @@
+package dev.postbox.spring.endpoint;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Webhook endpoint administration for the {@code postbox} actuator endpoint, present when {@code
+ * postbox-delivery-http} is configured. Kept free of that module's types so the endpoint works
+ * without it.
+ */
+public interface WebhookEndpointAdmin {
+
+    /** Every endpoint, by name. */
+    List<WebhookEndpointView> list();
+
+    /** One endpoint, or empty when unknown. */
+    Optional<WebhookEndpointView> get(String name);
+
+    /**
+     * Enables an endpoint: its parked deliveries become due at once and the dead letters it caused
+     * while disabled (410 Gone) are replayed.
+     *
+     * @throws IllegalArgumentException when unknown
+     */
+    EnableView enable(String name);
+
+    /**
+     * Disables an endpoint; its deliveries wait without spending attempts. Returns false when it was
+     * disabled already.
+     *
+     * @throws IllegalArgumentException when unknown
+     */
+    boolean disable(String name, String reason);
+
+    /**
+     * An endpoint as the actuator shows it: never its secrets or header values.
+     *
+     * @param secrets how many signing secrets are active (two during rotation)
+     * @param headers the names of its extra headers
+     */
+    record WebhookEndpointView(
+            String name,
+            String url,
+            String state,
+            @Nullable String disabledReason,
+            @Nullable Instant disabledAt,
+            int consecutiveFailures,
+            @Nullable Instant failingSince,
+            @Nullable Double ratePerSecond,
+            int burst,
+            @Nullable Integer maxInFlight,
+            Set<String> eventTypes,
+            int secrets,
+            Set<String> headers,
+            @Nullable String description) {}
+
+    /**
+     * What enabling did.
+     *
+     * @param changed whether the endpoint was disabled before
+     * @param resumed parked deliveries made due now
+     * @param replayed dead letters replayed
+     */
+    record EnableView(boolean changed, int resumed, int replayed) {}
+}

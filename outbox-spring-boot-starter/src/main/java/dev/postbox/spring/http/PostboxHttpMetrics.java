@@ -1,0 +1,260 @@
+package dev.postbox.spring.http;
+
+import dev.postbox.Job;
+import dev.postbox.http.AttemptResult;
+import dev.postbox.http.webhook.Endpoint;
+import dev.postbox.http.webhook.WebhookListener;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Webhook delivery metrics: a {@link WebhookListener} that records the module's events as Micrometer
+ * meters, and a poller that keeps {@value #ENDPOINT_DISABLED} in step with the endpoint table (so
+ * every instance reports endpoints disabled by another one). In Prometheus the dots become
+ * underscores, counters get {@code _total} and timers {@code _seconds_count|_sum|_max}.
+ */
+public class PostboxHttpMetrics implements WebhookListener, SmartLifecycle {
+
+    /**
+     * Counter of delivery attempts; tags {@code endpoint}, {@code outcome} (done|retry|dead|disabled),
+     * {@code status} (2xx|3xx|4xx|5xx, or none when no response arrived).
+     */
+    public static final String DELIVERIES = "postbox.http.deliveries";
+
+    /** Timer of delivery attempts (connect to last byte); tags {@code endpoint}, {@code outcome}. */
+    public static final String DELIVERY_DURATION = "postbox.http.delivery.duration";
+
+    /**
+     * Counter of deliveries that waited for rate-limit or in-flight permits and were snoozed without
+     * spending an attempt; tag {@code endpoint}.
+     */
+    public static final String RATE_LIMITED = "postbox.http.rate.limited";
+
+    /** Counter of 429 answers that lowered an endpoint's cluster-wide rate; tag {@code endpoint}. */
+    public static final String RATE_LOWERED = "postbox.http.rate.lowered";
+
+    /** Gauge, 1 while the endpoint is disabled, else 0; tag {@code endpoint} (cluster-wide, polled). */
+    public static final String ENDPOINT_DISABLED = "postbox.http.endpoint.disabled";
+
+    /**
+     * Counter of endpoints disabled by this instance; tags {@code endpoint}, {@code cause}
+     * (operator|gone|sustained_failure).
+     */
+    public static final String ENDPOINT_DISABLE_EVENTS = "postbox.http.endpoint.disable.events";
+
+    /** Counter of delivery jobs created by fan-out; tag {@code event} (the event type). */
+    public static final String FANOUT_DELIVERIES = "postbox.http.fanout.deliveries";
+
+    private static final Logger log = LoggerFactory.getLogger(PostboxHttpMetrics.class);
+
+    private final MeterRegistry registry;
+    private final Supplier<List<Endpoint>> endpoints;
+    private final Duration interval;
+    private final Map<String, AtomicInteger> disabled = new ConcurrentHashMap<>();
+    private final Map<String, Gauge> gauges = new ConcurrentHashMap<>();
+    private final Object lifecycleLock = new Object();
+    private @Nullable ScheduledExecutorService executor;
+    private volatile boolean failing;
+
+    /**
+     * @param endpoints the endpoint table (called on the poller thread only)
+     * @param interval how often the table is read for {@value #ENDPOINT_DISABLED}
+     */
+    public PostboxHttpMetrics(MeterRegistry registry, Supplier<List<Endpoint>> endpoints, Duration interval) {
+        if (interval.isNegative() || interval.isZero()) {
+            throw new IllegalArgumentException("poll interval must be positive, was " + interval);
+        }
+        this.registry = registry;
+        this.endpoints = endpoints;
+        this.interval = interval;
+    }
+
+    /** The status class of an attempt: 2xx, 3xx, 4xx, 5xx, or none without a response. */
+    static String statusClass(@Nullable Integer status) {
+        if (status == null || status < 100 || status > 599) {
+            return "none";
+        }
+        return (status / 100) + "xx";
+    }
+
+    static String outcome(AttemptResult result) {
+        return switch (result.outcome()) {
+            case DONE -> "done";
+            case RETRY -> "retry";
+            case DEAD -> "dead";
+            case DISABLE_ENDPOINT -> "disabled";
+        };
+    }
+
+    @Override
+    public void attempted(Job job, String endpoint, AttemptResult result) {
+        String outcome = outcome(result);
+        Counter.builder(DELIVERIES)
+                .description("Webhook delivery attempts by outcome and status class")
+                .tags(Tags.of("endpoint", endpoint, "outcome", outcome, "status", statusClass(result.statusCode())))
+                .register(registry)
+                .increment();
+        Timer.builder(DELIVERY_DURATION)
+                .description("Duration of webhook delivery attempts")
+                .tags(Tags.of("endpoint", endpoint, "outcome", outcome))
+                .register(registry)
+                .record(result.duration());
+    }
+
+    @Override
+    public void throttled(String endpoint, Duration wait) {
+        Counter.builder(RATE_LIMITED)
+                .description("Deliveries snoozed waiting for rate-limit or in-flight permits (no attempt spent)")
+                .tag("endpoint", endpoint)
+                .register(registry)
+                .increment();
+    }
+
+    @Override
+    public void rateLowered(String endpoint, double factor, Instant until) {
+        Counter.builder(RATE_LOWERED)
+                .description("429 answers that lowered an endpoint's cluster-wide rate")
+                .tag("endpoint", endpoint)
+                .register(registry)
+                .increment();
+    }
+
+    @Override
+    public void endpointDisabled(String endpoint, DisableCause cause, String reason) {
+        Counter.builder(ENDPOINT_DISABLE_EVENTS)
+                .description("Webhook endpoints disabled by this instance")
+                .tags(Tags.of("endpoint", endpoint, "cause", cause.name().toLowerCase(Locale.ROOT)))
+                .register(registry)
+                .increment();
+        state(endpoint).set(1);
+    }
+
+    @Override
+    public void endpointEnabled(String endpoint, int resumed, int replayed) {
+        state(endpoint).set(0);
+    }
+
+    @Override
+    public void fannedOut(String eventType, long eventJobId, int created) {
+        Counter.builder(FANOUT_DELIVERIES)
+                .description("Delivery jobs created by fan-out of published events")
+                .tag("event", eventType)
+                .register(registry)
+                .increment(created);
+    }
+
+    private AtomicInteger state(String endpoint) {
+        return disabled.computeIfAbsent(endpoint, name -> {
+            AtomicInteger value = new AtomicInteger();
+            gauges.put(
+                    name,
+                    Gauge.builder(ENDPOINT_DISABLED, value, AtomicInteger::get)
+                            .description("1 while the webhook endpoint is disabled (its deliveries wait)")
+                            .tag("endpoint", name)
+                            .register(registry));
+            return value;
+        });
+    }
+
+    /**
+     * Reads the endpoint table and updates {@value #ENDPOINT_DISABLED}; returns false when the read
+     * failed (the last values stay). Removed endpoints lose their gauge.
+     */
+    public boolean refresh() {
+        List<Endpoint> current;
+        try {
+            current = endpoints.get();
+        } catch (RuntimeException e) {
+            if (!failing) {
+                failing = true;
+                log.warn("Postbox webhook metrics: reading the endpoint table failed; keeping the last values", e);
+            }
+            return false;
+        }
+        failing = false;
+        Set<String> seen = new HashSet<>();
+        for (Endpoint e : current) {
+            seen.add(e.name());
+            state(e.name()).set(e.isEnabled() ? 0 : 1);
+        }
+        for (String name : Set.copyOf(disabled.keySet())) {
+            if (!seen.contains(name)) {
+                disabled.remove(name);
+                Gauge gauge = gauges.remove(name);
+                if (gauge != null) {
+                    registry.remove(gauge);
+                }
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public void start() {
+        synchronized (lifecycleLock) {
+            if (executor != null) {
+                return;
+            }
+            ScheduledExecutorService ex = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "postbox-http-metrics");
+                t.setDaemon(true);
+                return t;
+            });
+            ex.scheduleWithFixedDelay(
+                    () -> {
+                        try {
+                            refresh();
+                        } catch (RuntimeException e) {
+                            log.warn("Postbox webhook metrics: updating gauges failed", e);
+                        }
+                    },
+                    0,
+                    interval.toMillis(),
+                    TimeUnit.MILLISECONDS);
+            executor = ex;
+        }
+    }
+
+    @Override
+    public void stop() {
+        synchronized (lifecycleLock) {
+            if (executor != null) {
+                executor.shutdownNow();
+                executor = null;
+            }
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        synchronized (lifecycleLock) {
+            return executor != null;
+        }
+    }
+
+    /** After the endpoint registrar, so the first poll sees the configured endpoints. */
+    @Override
+    public int getPhase() {
+        return PostboxHttpEndpointRegistrar.PHASE + 1;
+    }
+}

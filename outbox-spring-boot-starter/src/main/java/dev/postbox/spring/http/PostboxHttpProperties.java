@@ -1,0 +1,456 @@
+package dev.postbox.spring.http;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Settings under {@code postbox.http.*}: webhook delivery with {@code postbox-delivery-http}. The
+ * defaults are the module's ({@code HttpDeliveryModule}, {@code HttpDelivery}, {@code
+ * EndpointTimeouts.DEFAULTS}, {@code SustainedFailurePolicy.DEFAULTS}).
+ */
+@ConfigurationProperties("postbox.http")
+public class PostboxHttpProperties {
+
+    /** Whether to configure webhook delivery when postbox-delivery-http is on the classpath. */
+    private boolean enabled = true;
+
+    /**
+     * Destinations let through the SSRF guard although they are loopback, private, link-local or
+     * otherwise internal: CIDRs (10.0.0.0/8, 127.0.0.1/32), bare IP addresses or host names
+     * (hooks.internal, *.corp.example). Empty by default: only public addresses are reachable.
+     */
+    private List<String> allowList = new ArrayList<>();
+
+    /** Whether plain http:// endpoint URLs are refused. */
+    private boolean httpsOnly = false;
+
+    /** Timeouts of one attempt for endpoints that set none of their own. */
+    private final Timeouts timeouts = new Timeouts();
+
+    /**
+     * Cap on the decompressed response body bytes read and kept in the attempt log (1 byte to 1 MiB);
+     * the rest is discarded.
+     */
+    private long maxResponseBodyBytes = 16384;
+
+    /** Largest payload JSON, in bytes, accepted by send and publish; larger ones are refused at once. */
+    private int maxPayloadBytes = 262144;
+
+    /** The queue of delivery and fan-out jobs; workers must serve it (postbox.worker.queues). */
+    private String queue = "default";
+
+    /** Retry policy of deliveries to endpoints that have no own policy. */
+    private final Retry retry = new Retry();
+
+    /** A cluster-wide rate limit over all endpoints together; none unless rate-per-second is set. */
+    private final GlobalRateLimit globalRateLimit = new GlobalRateLimit();
+
+    /** When an endpoint that keeps failing is disabled. */
+    private final SustainedFailure sustainedFailure = new SustainedFailure();
+
+    /** Subscribers expanded into delivery jobs per fan-out transaction. */
+    private int fanOutBatchSize = 500;
+
+    /** How long a delivery waits in-process for a rate-limit permit before it is snoozed (no attempt spent). */
+    private Duration maxPermitWait = Duration.ofSeconds(2);
+
+    /** How long a delivery of a disabled endpoint stays parked before it looks again. */
+    private Duration parkDelay = Duration.ofMinutes(10);
+
+    /**
+     * Endpoints registered (or updated, keeping their enabled/disabled state) at start-up, by name,
+     * e.g. postbox.http.endpoints.billing.url. Placeholders in the URL are resolved at start-up after
+     * the web server started, so ${local.server.port} works.
+     */
+    private final Map<String, EndpointProperties> endpoints = new LinkedHashMap<>();
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public List<String> getAllowList() {
+        return allowList;
+    }
+
+    public void setAllowList(List<String> allowList) {
+        this.allowList = allowList;
+    }
+
+    public boolean isHttpsOnly() {
+        return httpsOnly;
+    }
+
+    public void setHttpsOnly(boolean httpsOnly) {
+        this.httpsOnly = httpsOnly;
+    }
+
+    public Timeouts getTimeouts() {
+        return timeouts;
+    }
+
+    public long getMaxResponseBodyBytes() {
+        return maxResponseBodyBytes;
+    }
+
+    public void setMaxResponseBodyBytes(long maxResponseBodyBytes) {
+        this.maxResponseBodyBytes = maxResponseBodyBytes;
+    }
+
+    public int getMaxPayloadBytes() {
+        return maxPayloadBytes;
+    }
+
+    public void setMaxPayloadBytes(int maxPayloadBytes) {
+        this.maxPayloadBytes = maxPayloadBytes;
+    }
+
+    public String getQueue() {
+        return queue;
+    }
+
+    public void setQueue(String queue) {
+        this.queue = queue;
+    }
+
+    public Retry getRetry() {
+        return retry;
+    }
+
+    public GlobalRateLimit getGlobalRateLimit() {
+        return globalRateLimit;
+    }
+
+    public SustainedFailure getSustainedFailure() {
+        return sustainedFailure;
+    }
+
+    public int getFanOutBatchSize() {
+        return fanOutBatchSize;
+    }
+
+    public void setFanOutBatchSize(int fanOutBatchSize) {
+        this.fanOutBatchSize = fanOutBatchSize;
+    }
+
+    public Duration getMaxPermitWait() {
+        return maxPermitWait;
+    }
+
+    public void setMaxPermitWait(Duration maxPermitWait) {
+        this.maxPermitWait = maxPermitWait;
+    }
+
+    public Duration getParkDelay() {
+        return parkDelay;
+    }
+
+    public void setParkDelay(Duration parkDelay) {
+        this.parkDelay = parkDelay;
+    }
+
+    public Map<String, EndpointProperties> getEndpoints() {
+        return endpoints;
+    }
+
+    /** Default timeouts of one attempt. */
+    public static class Timeouts {
+
+        /** TCP (and TLS) connect timeout. */
+        private Duration connect = Duration.ofSeconds(5);
+
+        /** Maximum inactivity while writing the request or reading the response. */
+        private Duration read = Duration.ofSeconds(15);
+
+        /** The whole attempt, from DNS to the last response byte read. */
+        private Duration call = Duration.ofSeconds(30);
+
+        public Duration getConnect() {
+            return connect;
+        }
+
+        public void setConnect(Duration connect) {
+            this.connect = connect;
+        }
+
+        public Duration getRead() {
+            return read;
+        }
+
+        public void setRead(Duration read) {
+            this.read = read;
+        }
+
+        public Duration getCall() {
+            return call;
+        }
+
+        public void setCall(Duration call) {
+            this.call = call;
+        }
+    }
+
+    /** Delivery retry policy: exponential backoff with full jitter. */
+    public static class Retry {
+
+        /** Backoff of the first retry; it doubles per attempt up to the cap. */
+        private Duration base = Duration.ofSeconds(5);
+
+        /** Largest backoff between two attempts. */
+        private Duration cap = Duration.ofHours(1);
+
+        /** Attempts in all (the first included) before the delivery is dead-lettered. */
+        private int maxAttempts = 12;
+
+        public Duration getBase() {
+            return base;
+        }
+
+        public void setBase(Duration base) {
+            this.base = base;
+        }
+
+        public Duration getCap() {
+            return cap;
+        }
+
+        public void setCap(Duration cap) {
+            this.cap = cap;
+        }
+
+        public int getMaxAttempts() {
+            return maxAttempts;
+        }
+
+        public void setMaxAttempts(int maxAttempts) {
+            this.maxAttempts = maxAttempts;
+        }
+    }
+
+    /** Cluster-wide token bucket over all endpoints together. */
+    public static class GlobalRateLimit {
+
+        /** Permits per second over all endpoints and processes; no global limit when unset. */
+        private @Nullable Double ratePerSecond;
+
+        /** Capacity of the global bucket. */
+        private int burst = 1;
+
+        public @Nullable Double getRatePerSecond() {
+            return ratePerSecond;
+        }
+
+        public void setRatePerSecond(@Nullable Double ratePerSecond) {
+            this.ratePerSecond = ratePerSecond;
+        }
+
+        public int getBurst() {
+            return burst;
+        }
+
+        public void setBurst(int burst) {
+            this.burst = burst;
+        }
+    }
+
+    /**
+     * Disabling endpoints that keep failing: after min-failures consecutive retryable failures
+     * spanning at least min-duration without a success.
+     */
+    public static class SustainedFailure {
+
+        /** Whether endpoints that keep failing are disabled at all. */
+        private boolean enabled = true;
+
+        /** Consecutive retryable failures (5xx, 408/425/429, timeouts, connection errors) needed. */
+        private int minFailures = 50;
+
+        /** How long the failure streak must last. */
+        private Duration minDuration = Duration.ofHours(24);
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public int getMinFailures() {
+            return minFailures;
+        }
+
+        public void setMinFailures(int minFailures) {
+            this.minFailures = minFailures;
+        }
+
+        public Duration getMinDuration() {
+            return minDuration;
+        }
+
+        public void setMinDuration(Duration minDuration) {
+            this.minDuration = minDuration;
+        }
+    }
+
+    /** One endpoint declared in properties. */
+    public static class EndpointProperties {
+
+        /**
+         * Where deliveries are POSTed; checked by the SSRF guard at start-up. Placeholders are
+         * resolved at start-up (after the web server started).
+         */
+        private @Nullable String url;
+
+        /**
+         * Signing secrets in their whsec_<base64> form, newest first; two during rotation. Never
+         * logged. At least one is required.
+         */
+        private List<String> secrets = new ArrayList<>();
+
+        /** Extra request headers sent with every delivery (values are not logged). */
+        private Map<String, String> headers = new LinkedHashMap<>();
+
+        /** A description shown by the admin endpoint. */
+        private @Nullable String description;
+
+        /** Event types this endpoint receives from publish; * for all. */
+        private List<String> eventTypes = new ArrayList<>();
+
+        /** Cluster-wide permits per second for this endpoint (may be fractional); unlimited when unset. */
+        private @Nullable Double ratePerSecond;
+
+        /** Token bucket capacity; defaults to the rate rounded up. */
+        private @Nullable Integer burst;
+
+        /** Most concurrent deliveries to this endpoint per worker process; no cap when unset. */
+        private @Nullable Integer maxInFlight;
+
+        /** This endpoint's timeouts; unset ones take postbox.http.timeouts.*. */
+        private final EndpointTimeoutProperties timeouts = new EndpointTimeoutProperties();
+
+        public @Nullable String getUrl() {
+            return url;
+        }
+
+        public void setUrl(@Nullable String url) {
+            this.url = url;
+        }
+
+        public List<String> getSecrets() {
+            return secrets;
+        }
+
+        public void setSecrets(List<String> secrets) {
+            this.secrets = secrets;
+        }
+
+        public Map<String, String> getHeaders() {
+            return headers;
+        }
+
+        public void setHeaders(Map<String, String> headers) {
+            this.headers = headers;
+        }
+
+        public @Nullable String getDescription() {
+            return description;
+        }
+
+        public void setDescription(@Nullable String description) {
+            this.description = description;
+        }
+
+        public List<String> getEventTypes() {
+            return eventTypes;
+        }
+
+        public void setEventTypes(List<String> eventTypes) {
+            this.eventTypes = eventTypes;
+        }
+
+        public @Nullable Double getRatePerSecond() {
+            return ratePerSecond;
+        }
+
+        public void setRatePerSecond(@Nullable Double ratePerSecond) {
+            this.ratePerSecond = ratePerSecond;
+        }
+
+        public @Nullable Integer getBurst() {
+            return burst;
+        }
+
+        public void setBurst(@Nullable Integer burst) {
+            this.burst = burst;
+        }
+
+        public @Nullable Integer getMaxInFlight() {
+            return maxInFlight;
+        }
+
+        public void setMaxInFlight(@Nullable Integer maxInFlight) {
+            this.maxInFlight = maxInFlight;
+        }
+
+        public EndpointTimeoutProperties getTimeouts() {
+            return timeouts;
+        }
+
+        /** Hides the secrets and header values. */
+        @Override
+        public String toString() {
+            return "EndpointProperties[url=" + url + ", secrets=" + secrets.size() + " (hidden), headers="
+                    + headers.keySet() + ", eventTypes=" + eventTypes + "]";
+        }
+    }
+
+    /** Per-endpoint timeouts; an unset one takes the default. */
+    public static class EndpointTimeoutProperties {
+
+        /** TCP (and TLS) connect timeout of this endpoint. */
+        private @Nullable Duration connect;
+
+        /** Read/write inactivity timeout of this endpoint. */
+        private @Nullable Duration read;
+
+        /** Whole-attempt timeout of this endpoint. */
+        private @Nullable Duration call;
+
+        public @Nullable Duration getConnect() {
+            return connect;
+        }
+
+        public void setConnect(@Nullable Duration connect) {
+            this.connect = connect;
+        }
+
+        public @Nullable Duration getRead() {
+            return read;
+        }
+
+        public void setRead(@Nullable Duration read) {
+            this.read = read;
+        }
+
+        public @Nullable Duration getCall() {
+            return call;
+        }
+
+        public void setCall(@Nullable Duration call) {
+            this.call = call;
+        }
+
+        boolean isSet() {
+            return connect != null || read != null || call != null;
+        }
+    }
+}

@@ -1,0 +1,61 @@
+package dev.postbox.spring.http;
+
+import dev.postbox.http.webhook.EnableResult;
+import dev.postbox.http.webhook.Endpoint;
+import dev.postbox.http.webhook.EndpointRegistry;
+import dev.postbox.spring.endpoint.WebhookEndpointAdmin;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.TreeSet;
+
+/** {@link WebhookEndpointAdmin} on the module's {@link EndpointRegistry}. */
+final class RegistryWebhookEndpointAdmin implements WebhookEndpointAdmin {
+
+    private final EndpointRegistry registry;
+
+    RegistryWebhookEndpointAdmin(EndpointRegistry registry) {
+        this.registry = registry;
+    }
+
+    @Override
+    public List<WebhookEndpointView> list() {
+        return registry.list().stream().map(RegistryWebhookEndpointAdmin::view).toList();
+    }
+
+    @Override
+    public Optional<WebhookEndpointView> get(String name) {
+        return registry.get(name).map(RegistryWebhookEndpointAdmin::view);
+    }
+
+    /** {@inheritDoc} Throws {@code UnknownEndpointException} (an IllegalArgumentException) when unknown. */
+    @Override
+    public EnableView enable(String name) {
+        EnableResult r = registry.enable(name);
+        return new EnableView(r.changed(), r.resumed(), r.replayed());
+    }
+
+    /** {@inheritDoc} Throws {@code UnknownEndpointException} (an IllegalArgumentException) when unknown. */
+    @Override
+    public boolean disable(String name, String reason) {
+        return registry.disable(name, reason);
+    }
+
+    static WebhookEndpointView view(Endpoint e) {
+        return new WebhookEndpointView(
+                e.name(),
+                e.url(),
+                e.state().name().toLowerCase(Locale.ROOT),
+                e.disabledReason().orElse(null),
+                e.disabledAt().orElse(null),
+                e.consecutiveFailures(),
+                e.failingSince().orElse(null),
+                e.ratePerSecond().orElse(null),
+                e.burst(),
+                e.maxInFlight().orElse(null),
+                new TreeSet<>(e.eventTypes()),
+                e.secrets().size(),
+                new TreeSet<>(e.headers().keySet()),
+                e.description().orElse(null));
+    }
+}
