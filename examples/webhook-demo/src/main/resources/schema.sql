@@ -20,7 +20,8 @@ CREATE TABLE IF NOT EXISTS demo_reservation (
     quantity integer NOT NULL
 );
 
--- The webhook receiver's inbox: one row per Idempotency-Key; repeated deliveries are counted, applied once.
+-- The webhook receiver's effect: one row per webhook-id (= Idempotency-Key). WebhookInbox applies it once
+-- (postbox_inbox); redeliveries are counted in received, and applied > 1 would be a duplicate effect.
 CREATE TABLE IF NOT EXISTS demo_receiver_inbox (
     idempotency_key text        PRIMARY KEY,
     order_id        bigint      NOT NULL,
