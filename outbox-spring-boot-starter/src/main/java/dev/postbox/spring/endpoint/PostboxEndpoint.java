@@ -4,6 +4,7 @@ import dev.postbox.DeadLetterFilter;
 import dev.postbox.JobDetails;
 import dev.postbox.PostboxAdmin;
 import dev.postbox.QueueStats;
+import dev.postbox.spring.schedule.PostboxScheduleAdmin;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
@@ -43,6 +44,11 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  *       /actuator/postbox/enable-endpoint} ({@code {"endpoint": "billing"}}) enables an endpoint and
  *       replays what waited, {@code POST /actuator/postbox/disable-endpoint} ({@code endpoint}, optional
  *       {@code reason}) disables one. Both are write operations.
+ *   <li>Cron schedules: {@code GET /actuator/postbox/schedules?limit=} lists every stored schedule
+ *       (cron, zone, kind, queue, paused, next fire, last fire) with its latest {@code limit} fires
+ *       (default {@value #DEFAULT_SCHEDULE_HISTORY}) and their jobs' outcomes; {@code POST
+ *       /actuator/postbox/pause} and {@code resume} with {@code {"schedule": "nightly-report"}}
+ *       pause or resume a schedule cluster-wide (write operations).
  * </ul>
  */
 @Endpoint(id = "postbox")
@@ -53,6 +59,12 @@ public class PostboxEndpoint {
 
     static final String WRITE_PROPERTY = "postbox.admin.write-enabled";
 
+    /** Fires per schedule that {@code GET /actuator/postbox/schedules} shows when no limit is given. */
+    public static final int DEFAULT_SCHEDULE_HISTORY = 10;
+
+    /** The most fires per schedule that one schedule list shows. */
+    public static final int MAX_SCHEDULE_HISTORY = 100;
+
     /** HTTP 403, returned by write operations while they are disabled. */
     public static final int STATUS_FORBIDDEN = 403;
 
@@ -61,6 +73,7 @@ public class PostboxEndpoint {
     private final PostboxAdmin admin;
     private final PostboxAdminProperties properties;
     private final @Nullable WebhookEndpointAdmin webhookEndpoints;
+    private final @Nullable PostboxScheduleAdmin schedules;
 
     public PostboxEndpoint(PostboxAdmin admin, PostboxAdminProperties properties) {
         this(admin, properties, null);
@@ -69,9 +82,19 @@ public class PostboxEndpoint {
     /** With webhook endpoint administration (when {@code postbox-delivery-http} is configured). */
     public PostboxEndpoint(
             PostboxAdmin admin, PostboxAdminProperties properties, @Nullable WebhookEndpointAdmin webhookEndpoints) {
+        this(admin, properties, webhookEndpoints, null);
+    }
+
+    /** With webhook endpoint and schedule administration, each when configured. */
+    public PostboxEndpoint(
+            PostboxAdmin admin,
+            PostboxAdminProperties properties,
+            @Nullable WebhookEndpointAdmin webhookEndpoints,
+            @Nullable PostboxScheduleAdmin schedules) {
         this.admin = admin;
         this.properties = properties;
         this.webhookEndpoints = webhookEndpoints;
+        this.schedules = schedules;
     }
 
     /** Summary of every queue and the totals. */
@@ -107,6 +130,16 @@ public class PostboxEndpoint {
             @Nullable Integer limit) {
         return switch (resource) {
             case "queues" -> summary().queues();
+            case "schedules" -> {
+                int history = limit != null ? limit : DEFAULT_SCHEDULE_HISTORY;
+                if (history < 0 || history > MAX_SCHEDULE_HISTORY) {
+                    throw new InvalidEndpointRequestException(
+                            "limit (fires per schedule) must be between 0 and " + MAX_SCHEDULE_HISTORY + ", was "
+                                    + history,
+                            "limit out of range");
+                }
+                yield schedules().schedules(history);
+            }
             case "endpoints" -> {
                 String name = blankToNull(endpoint);
                 yield name == null
@@ -124,7 +157,7 @@ public class PostboxEndpoint {
             }
             default ->
                 throw new InvalidEndpointRequestException(
-                        "Unknown resource '" + resource + "': use queues, dlq, endpoints or jobs/{id}",
+                        "Unknown resource '" + resource + "': use queues, dlq, endpoints, schedules or jobs/{id}",
                         "unknown resource");
         };
     }
@@ -152,7 +185,22 @@ public class PostboxEndpoint {
             @Nullable String deadFrom,
             @Nullable String deadTo,
             @Nullable Boolean all) {
-        return action(action, id, queue, kind, endpoint, error, deadFrom, deadTo, all, null);
+        return action(action, id, queue, kind, endpoint, error, deadFrom, deadTo, all, null, null);
+    }
+
+    /** {@link #action} without a schedule (for callers in code). */
+    public WebEndpointResponse<Map<String, Object>> action(
+            String action,
+            @Nullable Long id,
+            @Nullable String queue,
+            @Nullable String kind,
+            @Nullable String endpoint,
+            @Nullable String error,
+            @Nullable String deadFrom,
+            @Nullable String deadTo,
+            @Nullable Boolean all,
+            @Nullable String reason) {
+        return action(action, id, queue, kind, endpoint, error, deadFrom, deadTo, all, reason, null);
     }
 
     /** Runs a write action; refused (403) unless {@value #WRITE_PROPERTY} is true. */
@@ -167,7 +215,8 @@ public class PostboxEndpoint {
             @Nullable String deadFrom,
             @Nullable String deadTo,
             @Nullable Boolean all,
-            @Nullable String reason) {
+            @Nullable String reason,
+            @Nullable String schedule) {
         if (!properties.isWriteEnabled()) {
             return response(
                     STATUS_FORBIDDEN,
@@ -225,8 +274,15 @@ public class PostboxEndpoint {
             }
             case "pause", "resume" -> {
                 String name = blankToNull(queue);
+                String scheduleName = blankToNull(schedule);
+                if (scheduleName != null) {
+                    if (name != null) {
+                        return badRequest(action, "give either a queue or a schedule, not both");
+                    }
+                    return scheduleAction(action, scheduleName, result);
+                }
                 if (name == null) {
-                    return badRequest(action, action + " needs a queue");
+                    return badRequest(action, action + " needs a queue or a schedule");
                 }
                 boolean pause = action.equalsIgnoreCase("pause");
                 if (pause) {
@@ -277,6 +333,33 @@ public class PostboxEndpoint {
             }
         }
         return response(WebEndpointResponse.STATUS_OK, result);
+    }
+
+    private WebEndpointResponse<Map<String, Object>> scheduleAction(
+            String action, String name, Map<String, Object> result) {
+        boolean pause = action.equalsIgnoreCase("pause");
+        result.put("schedule", name);
+        try {
+            boolean changed = pause ? schedules().pause(name) : schedules().resume(name);
+            log.info(
+                    "Postbox admin: schedule '{}' {}",
+                    name,
+                    changed ? (pause ? "paused" : "resumed") : (pause ? "was paused" : "was not paused"));
+            result.put("paused", pause);
+            result.put("changed", changed);
+            return response(WebEndpointResponse.STATUS_OK, result);
+        } catch (IllegalArgumentException e) {
+            result.put("error", e.getMessage());
+            return response(WebEndpointResponse.STATUS_NOT_FOUND, result);
+        }
+    }
+
+    private PostboxScheduleAdmin schedules() {
+        if (schedules == null) {
+            throw new InvalidEndpointRequestException(
+                    "Postbox schedules are not configured in this application", "schedules not configured");
+        }
+        return schedules;
     }
 
     private WebhookEndpointAdmin webhookEndpoints() {

@@ -1,6 +1,7 @@
 package dev.postbox.spring.endpoint;
 
 import dev.postbox.Postbox;
+import dev.postbox.spring.schedule.PostboxScheduleAdmin;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -30,7 +31,11 @@ public final class PostboxEndpointAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnAvailableEndpoint(PostboxEndpoint.class)
     PostboxEndpoint postboxEndpoint(
-            Postbox postbox, PostboxAdminProperties properties, ObjectProvider<WebhookEndpointAdmin> webhookEndpoints) {
-        return new PostboxEndpoint(postbox.admin(), properties, webhookEndpoints.getIfAvailable());
+            Postbox postbox,
+            PostboxAdminProperties properties,
+            ObjectProvider<WebhookEndpointAdmin> webhookEndpoints,
+            ObjectProvider<PostboxScheduleAdmin> schedules) {
+        return new PostboxEndpoint(
+                postbox.admin(), properties, webhookEndpoints.getIfAvailable(), schedules.getIfAvailable());
     }
 }

@@ -30,7 +30,7 @@ public final class HandlerRegistrations {
         return registrations;
     }
 
-    static HandlerRegistration of(HandlerMethod handler, PostboxProperties properties, BeanFactory beanFactory) {
+    public static HandlerRegistration of(HandlerMethod handler, PostboxProperties properties, BeanFactory beanFactory) {
         OutboxHandler annotation = handler.annotation();
         PostboxProperties.Handler overrides = properties.getHandlers().get(handler.kind());
         RetryPolicy defaults = PostboxConfigFactory.retryPolicy(properties.getRetry());

@@ -57,5 +57,14 @@ public final class PostboxMetrics {
     /** Gauge, 1 when claiming of the queue is paused, else 0; tag {@code queue}. */
     public static final String QUEUE_PAUSED = "postbox.queue.paused";
 
+    /** Counter of schedule fires that became jobs (on this node's materialiser); tag {@code schedule}. */
+    public static final String SCHEDULE_FIRES = "postbox.schedule.fires";
+
+    /**
+     * Timer of the materialisation lag of schedule fires: database time of the materialiser pass minus
+     * the fire instant (how late the fire's job was written); tag {@code schedule}.
+     */
+    public static final String SCHEDULE_LAG = "postbox.schedule.lag";
+
     private PostboxMetrics() {}
 }

@@ -15,7 +15,7 @@ import org.springframework.context.annotation.Bean;
  * (e.g. through {@code spring-boot-starter-actuator} or {@code spring-boot-micrometer-metrics}):
  * event counters and the job duration timer via {@link PostboxMetricsListener}, which the starter's
  * composite listener calls like any other {@code PostboxListener} bean, and the queue gauges via
- * {@link PostboxQueueMetrics}. Off with {@code postbox.metrics.enabled=false}.
+ * {@link PostboxQueueMetrics}, schedule fires and lag via {@link PostboxScheduleMetrics}. Off with {@code postbox.metrics.enabled=false}.
  */
 @AutoConfiguration(
         afterName = {
@@ -41,5 +41,11 @@ public final class PostboxMetricsAutoConfiguration {
     PostboxQueueMetrics postboxQueueMetrics(
             Postbox postbox, MeterRegistry registry, PostboxMetricsProperties properties) {
         return new PostboxQueueMetrics(postbox.admin(), registry, properties.getQueuePollInterval());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    PostboxScheduleMetrics postboxScheduleMetrics(MeterRegistry registry) {
+        return new PostboxScheduleMetrics(registry);
     }
 }
