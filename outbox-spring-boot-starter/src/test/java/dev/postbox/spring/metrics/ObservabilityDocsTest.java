@@ -3,13 +3,22 @@ package dev.postbox.spring.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.postbox.QueueStats;
+import dev.postbox.http.AttemptResult;
+import dev.postbox.http.DeliveryOutcome;
+import dev.postbox.http.FailureCause;
+import dev.postbox.http.WebhookSecret;
+import dev.postbox.http.webhook.Endpoint;
+import dev.postbox.http.webhook.WebhookListener;
+import dev.postbox.spring.http.PostboxHttpMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -45,6 +54,7 @@ class ObservabilityDocsTest {
                         registry,
                         Duration.ofSeconds(10))
                 .refresh();
+        webhookEvents(registry);
         Set<String> names = new TreeSet<>();
         for (String line : registry.scrape().split("\n")) {
             if (line.startsWith("postbox_")) {
@@ -52,6 +62,34 @@ class ObservabilityDocsTest {
             }
         }
         return names;
+    }
+
+    /** Every webhook delivery event and an endpoint poll, on the starter's {@link PostboxHttpMetrics}. */
+    private static void webhookEvents(PrometheusMeterRegistry registry) {
+        Endpoint endpoint = Endpoint.builder("billing", "https://billing.example.com/hooks")
+                .secret(WebhookSecret.generate())
+                .build();
+        PostboxHttpMetrics http = new PostboxHttpMetrics(registry, () -> List.of(endpoint), Duration.ofSeconds(10));
+        http.refresh();
+        http.attempted(
+                PostboxMetricsListenerTest.job("default", "postbox.webhook", 1, 3),
+                "billing",
+                new AttemptResult(
+                        DeliveryOutcome.DONE,
+                        FailureCause.NONE,
+                        200,
+                        null,
+                        Map.of(),
+                        "",
+                        false,
+                        Duration.ofMillis(5),
+                        "203.0.113.1",
+                        null,
+                        1));
+        http.throttled("billing", Duration.ofMillis(100));
+        http.rateLowered("billing", 0.5, Instant.now());
+        http.endpointDisabled("billing", WebhookListener.DisableCause.GONE, "410");
+        http.fannedOut("invoice.paid", 1, 2);
     }
 
     static Path observabilityDocs() {
@@ -100,6 +138,8 @@ class ObservabilityDocsTest {
                         "postbox_jobs_claimed_total",
                         "postbox_jobs_failed_total",
                         "postbox_job_duration_seconds_bucket",
-                        "postbox_queue_depth");
+                        "postbox_queue_depth",
+                        "postbox_http_endpoint_disabled",
+                        "postbox_http_deliveries_total");
     }
 }
