@@ -15,7 +15,7 @@ import java.util.List;
  * @param retried finished jobs that needed more than one attempt
  * @param dead dead letters
  * @param expectedDead orders whose ERP sync must fail (every tenth)
- * @param unfinished jobs still waiting or running
+ * @param unfinished jobs still waiting or running, except those of the daily-report schedule
  */
 public record DemoSummary(
         long orders,
