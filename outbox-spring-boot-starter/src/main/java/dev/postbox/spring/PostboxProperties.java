@@ -216,6 +216,18 @@ public class PostboxProperties {
         /** How often maintenance (archive partitions, idempotency key cleanup) runs. */
         private Duration maintenanceInterval = PostboxConfig.DEFAULT_MAINTENANCE_INTERVAL;
 
+        /** Successful attempts at least this slow are logged at INFO on {@code dev.postbox.attempt}. */
+        private Duration slowAttemptThreshold = PostboxConfig.DEFAULT_SLOW_ATTEMPT_THRESHOLD;
+
+        /**
+         * Caps on the jobs of a queue this process holds at once (claimed jobs count), by queue name.
+         * For a cap across all processes use the admin endpoint or {@code PostboxAdmin.setMaxConcurrency}.
+         */
+        private Map<String, Integer> queueConcurrency = new LinkedHashMap<>();
+
+        /** Claim shares of the priority lanes. */
+        private final LaneWeights laneWeights = new LaneWeights();
+
         public boolean isEnabled() {
             return enabled;
         }
@@ -334,6 +346,68 @@ public class PostboxProperties {
 
         public void setMaintenanceInterval(Duration maintenanceInterval) {
             this.maintenanceInterval = maintenanceInterval;
+        }
+
+        public Duration getSlowAttemptThreshold() {
+            return slowAttemptThreshold;
+        }
+
+        public void setSlowAttemptThreshold(Duration slowAttemptThreshold) {
+            this.slowAttemptThreshold = slowAttemptThreshold;
+        }
+
+        public Map<String, Integer> getQueueConcurrency() {
+            return queueConcurrency;
+        }
+
+        public void setQueueConcurrency(Map<String, Integer> queueConcurrency) {
+            this.queueConcurrency = queueConcurrency;
+        }
+
+        public LaneWeights getLaneWeights() {
+            return laneWeights;
+        }
+    }
+
+    /**
+     * Every claim is split between the priority lanes by these weights: high (priority &gt; 0), normal
+     * (0) and low (&lt; 0). A backlogged lane always gets at least its share, which bounds the wait of
+     * low-priority jobs under sustained high-priority load; capacity a lane leaves unused goes to the
+     * others, high first.
+     */
+    public static class LaneWeights {
+
+        /** Share of the high lane (priority &gt; 0). */
+        private int high = PostboxConfig.DEFAULT_HIGH_LANE_WEIGHT;
+
+        /** Share of the normal lane (priority 0). */
+        private int normal = PostboxConfig.DEFAULT_NORMAL_LANE_WEIGHT;
+
+        /** Share of the low lane (priority &lt; 0). */
+        private int low = PostboxConfig.DEFAULT_LOW_LANE_WEIGHT;
+
+        public int getHigh() {
+            return high;
+        }
+
+        public void setHigh(int high) {
+            this.high = high;
+        }
+
+        public int getNormal() {
+            return normal;
+        }
+
+        public void setNormal(int normal) {
+            this.normal = normal;
+        }
+
+        public int getLow() {
+            return low;
+        }
+
+        public void setLow(int low) {
+            this.low = low;
         }
     }
 

@@ -61,6 +61,16 @@ class ConfigurationMetadataTest {
         actual.put("postbox.worker.completion-flush-interval", bound.getWorker().getCompletionFlushInterval());
         actual.put("postbox.worker.shutdown-grace", bound.getWorker().getShutdownGrace());
         actual.put("postbox.worker.maintenance-interval", bound.getWorker().getMaintenanceInterval());
+        actual.put("postbox.worker.slow-attempt-threshold", bound.getWorker().getSlowAttemptThreshold());
+        actual.put(
+                "postbox.worker.lane-weights.high",
+                bound.getWorker().getLaneWeights().getHigh());
+        actual.put(
+                "postbox.worker.lane-weights.normal",
+                bound.getWorker().getLaneWeights().getNormal());
+        actual.put(
+                "postbox.worker.lane-weights.low",
+                bound.getWorker().getLaneWeights().getLow());
         actual.put("postbox.retry.base", bound.getRetry().getBase());
         actual.put("postbox.retry.cap", bound.getRetry().getCap());
         actual.put("postbox.retry.max-attempts", bound.getRetry().getMaxAttempts());

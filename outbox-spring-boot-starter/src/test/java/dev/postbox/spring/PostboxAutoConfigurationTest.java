@@ -109,6 +109,11 @@ class PostboxAutoConfigurationTest {
                         "postbox.worker.visibility-timeout=1m",
                         "postbox.worker.heartbeat-interval=15s",
                         "postbox.worker.shutdown-grace=5s",
+                        "postbox.worker.slow-attempt-threshold=2s",
+                        "postbox.worker.queue-concurrency.billing=2",
+                        "postbox.worker.lane-weights.high=50",
+                        "postbox.worker.lane-weights.normal=40",
+                        "postbox.worker.lane-weights.low=10",
                         "postbox.retry.base=200ms",
                         "postbox.retry.cap=30s",
                         "postbox.retry.max-attempts=4",
@@ -128,6 +133,9 @@ class PostboxAutoConfigurationTest {
                     assertThat(config.visibilityTimeout()).isEqualTo(Duration.ofMinutes(1));
                     assertThat(config.heartbeatInterval()).isEqualTo(Duration.ofSeconds(15));
                     assertThat(config.shutdownGrace()).isEqualTo(Duration.ofSeconds(5));
+                    assertThat(config.slowAttemptThreshold()).isEqualTo(Duration.ofSeconds(2));
+                    assertThat(config.queueConcurrency()).isEqualTo(java.util.Map.of("billing", 2));
+                    assertThat(config.laneWeights()).containsExactly(50, 40, 10);
                     assertThat(config.retryPolicy().base()).isEqualTo(Duration.ofMillis(200));
                     assertThat(config.retryPolicy().cap()).isEqualTo(Duration.ofSeconds(30));
                     assertThat(config.retryPolicy().maxAttempts()).isEqualTo(4);

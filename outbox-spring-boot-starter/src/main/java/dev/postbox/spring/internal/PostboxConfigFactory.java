@@ -28,6 +28,11 @@ public final class PostboxConfigFactory {
                 .completionFlushInterval(worker.getCompletionFlushInterval())
                 .shutdownGrace(worker.getShutdownGrace())
                 .maintenanceInterval(worker.getMaintenanceInterval())
+                .slowAttemptThreshold(worker.getSlowAttemptThreshold())
+                .laneWeights(
+                        worker.getLaneWeights().getHigh(),
+                        worker.getLaneWeights().getNormal(),
+                        worker.getLaneWeights().getLow())
                 .retryPolicy(retryPolicy(properties.getRetry()))
                 .attemptLog(properties.getAttemptLog())
                 .idempotencyWindow(properties.getIdempotencyWindow())
@@ -37,6 +42,7 @@ public final class PostboxConfigFactory {
                 .archiveRetention(properties.getArchive().getRetention())
                 .partitionsAhead(properties.getArchive().getPartitionsAhead())
                 .workerThreadFactory(workerThreads);
+        worker.getQueueConcurrency().forEach(b::queueConcurrency);
         if (worker.getPrefetch() != null) {
             b.prefetch(worker.getPrefetch());
         }

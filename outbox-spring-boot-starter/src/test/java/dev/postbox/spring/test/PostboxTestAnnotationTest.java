@@ -25,10 +25,7 @@ import org.springframework.transaction.annotation.Transactional;
  */
 @SpringBootTest(
         classes = PostboxTestAnnotationTest.App.class,
-        properties = {
-            "spring.flyway.locations=classpath:db/postbox",
-            "postbox.schema.initialize=never"
-        })
+        properties = {"spring.flyway.locations=classpath:db/postbox", "postbox.schema.initialize=never"})
 @PostboxTest
 class PostboxTestAnnotationTest {
 
