@@ -5,8 +5,11 @@ import dev.postbox.Job;
 import dev.postbox.Postbox;
 import dev.postbox.PostboxConfig;
 import dev.postbox.PostboxListener;
-import dev.postbox.testing.TestDatabase;
+import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -26,10 +29,22 @@ final class BurnDown {
 
     static Map<String, Object> run(Env env, int jobs) throws Exception {
         PostboxConfig config = Fixtures.engineConfig();
-        HikariDataSource ds = TestDatabase.create();
+        HikariDataSource ds = Db.create();
         try {
             Fixtures.insertPending(ds, jobs, "noop");
             Drain drain = drain(ds, config, jobs);
+            if (!drain.completed()) {
+                Map<String, Object> r = env.result("burn-down", jobs, drain.seconds());
+                r.put("jobsPerSecond", null);
+                r.put("completed", false);
+                r.put("completedJobs", drain.completedJobs());
+                r.put("maxRunningRows", drain.maxRunningRows());
+                r.put("samples", drain.samples());
+                r.put("config", Fixtures.describe(config));
+                r.put("notes", "DID NOT COMPLETE: " + drain.failure());
+                log.warn("burn-down did not complete: {}", drain.failure());
+                return r;
+            }
             long left = Fixtures.count(ds, "SELECT count(*) FROM outbox_job");
             long archived = Fixtures.count(ds, "SELECT count(*) FROM outbox_job_archive WHERE state = 'done'");
             if (left != 0 || archived != jobs) {
@@ -38,6 +53,9 @@ final class BurnDown {
             Map<String, Object> r = env.result("burn-down", jobs, drain.seconds());
             r.put("drain", true);
             r.put("handlerRuns", drain.handlerRuns());
+            r.put("completed", true);
+            r.put("maxRunningRows", drain.maxRunningRows());
+            r.put("samples", drain.samples());
             r.put("config", Fixtures.describe(config));
             r.put(
                     "notes",
@@ -46,11 +64,21 @@ final class BurnDown {
             log.info("burn-down: {} jobs in {} s = {} jobs/s", jobs, drain.seconds(), r.get("jobsPerSecond"));
             return r;
         } finally {
-            TestDatabase.drop(ds);
+            Db.drop(ds);
         }
     }
 
-    record Drain(double seconds, long handlerRuns) {}
+    record Drain(
+            double seconds,
+            long handlerRuns,
+            boolean completed,
+            long completedJobs,
+            long maxRunningRows,
+            String failure,
+            List<Map<String, Object>> samples) {}
+
+    /** Most rows in state running before the drain counts as runaway (the engine holds far more than it can run). */
+    static final long RUNAWAY_RUNNING_ROWS = Long.getLong("bench.runawayRunningRows", 50_000);
 
     /** Starts an engine on {@code ds}, waits until {@code jobs} completions are committed, stops it. */
     static Drain drain(javax.sql.DataSource ds, PostboxConfig config, long jobs) throws InterruptedException {
@@ -70,13 +98,40 @@ final class BurnDown {
                 .listener(listener)
                 .handler("noop", job -> runs.incrementAndGet())
                 .build();
+        List<Map<String, Object>> samples = new ArrayList<>();
+        long maxRunning = 0;
+        String failure = null;
         long t0 = System.nanoTime();
+        long deadline = t0 + TimeUnit.MINUTES.toNanos(Long.getLong("bench.drainTimeoutMinutes", 10));
         postbox.start();
         try {
-            if (!done.await(30, TimeUnit.MINUTES)) {
-                throw new IllegalStateException("drain did not finish: " + completed.get() + " of " + jobs);
+            while (!done.await(1, TimeUnit.SECONDS)) {
+                long running = -1;
+                try {
+                    running = Fixtures.count(ds, "SELECT count(*) FROM outbox_job WHERE state = 'running'");
+                } catch (SQLException e) {
+                    // a sample is not worth failing the run
+                }
+                maxRunning = Math.max(maxRunning, running);
+                Map<String, Object> sample = new LinkedHashMap<>();
+                sample.put("t", Env.round((System.nanoTime() - t0) / 1e9, 1));
+                sample.put("completed", completed.get());
+                sample.put("handlerRuns", runs.get());
+                sample.put("runningRows", running);
+                samples.add(sample);
+                if (running > RUNAWAY_RUNNING_ROWS) {
+                    failure = "runaway claims: " + running + " rows in state running while " + completed.get()
+                            + " of " + jobs + " completions were committed after "
+                            + sample.get("t") + " s";
+                    break;
+                }
+                if (System.nanoTime() > deadline) {
+                    failure = "timeout: " + completed.get() + " of " + jobs + " completed";
+                    break;
+                }
             }
-            return new Drain((System.nanoTime() - t0) / 1e9, runs.get());
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            return new Drain(seconds, runs.get(), failure == null, completed.get(), maxRunning, failure, samples);
         } finally {
             postbox.stop();
         }

@@ -4,7 +4,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.JobRequest;
 import dev.postbox.Outbox;
 import dev.postbox.Postbox;
-import dev.postbox.testing.TestDatabase;
 import java.sql.Connection;
 import java.util.Map;
 import org.HdrHistogram.Histogram;
@@ -23,7 +22,7 @@ final class EnqueueOverhead {
     private EnqueueOverhead() {}
 
     static Map<String, Object> run(Env env, int transactions) throws Exception {
-        HikariDataSource ds = TestDatabase.create();
+        HikariDataSource ds = Db.create();
         try {
             Orders.createTable(ds);
             Outbox outbox =
@@ -75,7 +74,7 @@ final class EnqueueOverhead {
                     r.get("withIntentP99Ms"));
             return r;
         } finally {
-            TestDatabase.drop(ds);
+            Db.drop(ds);
         }
     }
 }

@@ -1,7 +1,6 @@
 package dev.postbox.benchmarks;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.postbox.testing.TestDatabase;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.management.ManagementFactory;
@@ -35,14 +34,14 @@ final class Env {
 
     static Env create(Path resultsDirectory) throws SQLException {
         String version;
-        HikariDataSource ds = TestDatabase.createEmpty();
+        HikariDataSource ds = Db.createEmpty();
         try (Connection c = ds.getConnection();
                 Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SHOW server_version")) {
             rs.next();
             version = rs.getString(1);
         } finally {
-            TestDatabase.drop(ds);
+            Db.drop(ds);
         }
         String commit = git("rev-parse", "HEAD");
         String status = git("status", "--porcelain", "--untracked-files=no");

@@ -3,7 +3,6 @@ package dev.postbox.benchmarks;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.JsonCodec;
 import dev.postbox.internal.JobStore;
-import dev.postbox.testing.TestDatabase;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -31,7 +30,7 @@ final class Floor {
     private Floor() {}
 
     static Map<String, Object> run(Env env, int jobs, int batch) throws Exception {
-        HikariDataSource ds = TestDatabase.create();
+        HikariDataSource ds = Db.create();
         try {
             Fixtures.insertPending(ds, jobs, "noop");
             JobStore store = new JobStore(JsonCodec.jackson());
@@ -99,7 +98,7 @@ final class Floor {
             log.info("floor: {} jobs in {} s = {} jobs/s", jobs, seconds, r.get("jobsPerSecond"));
             return r;
         } finally {
-            TestDatabase.drop(ds);
+            Db.drop(ds);
         }
     }
 }

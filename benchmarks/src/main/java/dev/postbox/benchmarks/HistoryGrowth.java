@@ -3,7 +3,6 @@ package dev.postbox.benchmarks;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.JsonCodec;
 import dev.postbox.internal.JobStore;
-import dev.postbox.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -32,7 +31,7 @@ final class HistoryGrowth {
 
     static Map<String, Object> run(Env env, List<Integer> sizes) throws Exception {
         int samples = Integer.getInteger("bench.historyClaims", 1000);
-        HikariDataSource ds = TestDatabase.create();
+        HikariDataSource ds = Db.create();
         long t0 = System.nanoTime();
         try {
             Fixtures.insertPending(ds, LIVE_PENDING, "noop");
@@ -135,7 +134,7 @@ final class HistoryGrowth {
             r.put("notes", notes.toString());
             return r;
         } finally {
-            TestDatabase.drop(ds);
+            Db.drop(ds);
         }
     }
 

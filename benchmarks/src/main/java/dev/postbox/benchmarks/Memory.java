@@ -1,7 +1,6 @@
 package dev.postbox.benchmarks;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.postbox.testing.TestDatabase;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -27,7 +26,7 @@ final class Memory {
 
     @SuppressWarnings("unchecked")
     static Map<String, Object> run(Env env, int jobs, String heap) throws Exception {
-        HikariDataSource ds = TestDatabase.create();
+        HikariDataSource ds = Db.create();
         try {
             long fill0 = System.nanoTime();
             Fixtures.insertPending(ds, jobs, "noop");
@@ -40,6 +39,9 @@ final class Memory {
                 if (name.startsWith("bench.")) {
                     command.add("-D" + name + "=" + System.getProperty(name));
                 }
+            }
+            if (System.getProperty("bench.runawayRunningRows") == null) {
+                command.add("-Dbench.runawayRunningRows=" + Long.MAX_VALUE); // here the heap is the judge
             }
             command.add("-cp");
             command.add(System.getProperty("java.class.path"));
@@ -77,7 +79,12 @@ final class Memory {
             r.put("drain", true);
             r.put("childHeap", heap);
             r.put("childExitCode", exit);
-            r.put("completed", exit == 0 && left == 0 && resultLine != null);
+            r.put(
+                    "completed",
+                    exit == 0
+                            && left == 0
+                            && resultLine != null
+                            && Boolean.TRUE.equals(childResult.get("drainCompleted")));
             r.put("jobsLeft", left);
             r.put("fillSeconds", Env.round(fillSeconds, 1));
             r.putAll(childResult);
@@ -94,7 +101,7 @@ final class Memory {
                     childResult.get("peakHeapUsedMiB"));
             return r;
         } finally {
-            TestDatabase.drop(ds);
+            Db.drop(ds);
         }
     }
 }

@@ -26,6 +26,7 @@ public final class MemoryChild {
         HikariConfig hc = new HikariConfig();
         hc.setJdbcUrl(url);
         hc.setMaximumPoolSize(16);
+        hc.setMinimumIdle(2);
         PostboxConfig config = Fixtures.engineConfig();
         Map<String, Object> r = new LinkedHashMap<>();
         try (HikariDataSource ds = new HikariDataSource(hc)) {
@@ -45,6 +46,9 @@ public final class MemoryChild {
                 gcCount += gc.getCollectionCount();
                 gcMillis += gc.getCollectionTime();
             }
+            r.put("drainCompleted", drain.completed());
+            r.put("drainFailure", drain.failure());
+            r.put("maxRunningRows", drain.maxRunningRows());
             r.put("seconds", Env.round(drain.seconds(), 3));
             r.put("jobsPerSecond", Env.round(jobs / drain.seconds(), 1));
             r.put("handlerRuns", drain.handlerRuns());

@@ -4,7 +4,6 @@ import com.github.kagkarlsson.scheduler.Scheduler;
 import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
 import com.github.kagkarlsson.scheduler.task.helper.Tasks;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.postbox.testing.TestDatabase;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -28,7 +27,7 @@ final class Peer {
     private Peer() {}
 
     static Map<String, Object> run(Env env, int jobs, int threads) throws Exception {
-        HikariDataSource ds = TestDatabase.createEmpty();
+        HikariDataSource ds = Db.createEmpty();
         try {
             Fixtures.execute(ds, ddl());
             try (Connection c = ds.getConnection()) {
@@ -76,7 +75,7 @@ final class Peer {
             log.info("peer: {} jobs in {} s = {} jobs/s", jobs, seconds, r.get("jobsPerSecond"));
             return r;
         } finally {
-            TestDatabase.drop(ds);
+            Db.drop(ds);
         }
     }
 

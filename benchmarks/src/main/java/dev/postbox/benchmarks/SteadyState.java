@@ -5,7 +5,6 @@ import dev.postbox.JobRequest;
 import dev.postbox.Outbox;
 import dev.postbox.Postbox;
 import dev.postbox.PostboxConfig;
-import dev.postbox.testing.TestDatabase;
 import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -46,7 +45,7 @@ final class SteadyState {
 
     static Map<String, Object> run(Env env, int rate, int seconds) throws Exception {
         PostboxConfig config = Fixtures.engineConfig();
-        HikariDataSource ds = TestDatabase.create();
+        HikariDataSource ds = Db.create();
         try {
             Orders.createTable(ds);
             int warmup = rate * WARMUP_SECONDS;
@@ -71,6 +70,7 @@ final class SteadyState {
             Histogram txMicros = new SynchronizedHistogram(60_000_000L, 3);
             long t0 = System.nanoTime() + 200_000_000L;
             double intervalNanos = 1e9 / rate;
+            long stopAt = t0 + TimeUnit.SECONDS.toNanos(WARMUP_SECONDS + seconds + 2);
             List<Thread> threads = new ArrayList<>();
             for (int p = 0; p < producers; p++) {
                 Thread t = new Thread(
@@ -79,8 +79,8 @@ final class SteadyState {
                                 c.setAutoCommit(false);
                                 while (failure.get() == null) {
                                     int seq = next.getAndIncrement();
-                                    if (seq >= total) {
-                                        return;
+                                    if (seq >= total || System.nanoTime() > stopAt) {
+                                        return; // a rate the producers cannot reach ends on time, not on count
                                     }
                                     long target = t0 + (long) (seq * intervalNanos);
                                     long wait;
@@ -138,7 +138,8 @@ final class SteadyState {
                 throw new IllegalStateException("steady-state producer failed", failure.get());
             }
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-            while (started.get() < total && System.nanoTime() < deadline) {
+            int produced = Math.min(total, next.get());
+            while (started.get() < produced && System.nanoTime() < deadline) {
                 Thread.sleep(5);
             }
             double drainAfterProducers = (System.nanoTime() - producersDone) / 1e9;
@@ -149,7 +150,10 @@ final class SteadyState {
             Histogram latencyMicros = new Histogram(3_600_000_000L, 3);
             long notStarted = 0;
             long startedBeforeCommitReturned = 0;
-            for (int seq = warmup; seq < total; seq++) {
+            for (int seq = warmup; seq < produced; seq++) {
+                if (committedAt[seq] == 0) {
+                    continue; // taken after the stop time, never committed
+                }
                 if (startedAt[seq] == 0) {
                     notStarted++;
                     continue;
@@ -161,8 +165,12 @@ final class SteadyState {
                 }
                 latencyMicros.recordValue(d / 1000);
             }
-            long measured = total - warmup;
-            double window = (committedAt[total - 1] - committedAt[warmup]) / 1e9;
+            long measured = latencyMicros.getTotalCount() + notStarted;
+            long lastCommit = 0;
+            for (int seq = warmup; seq < produced; seq++) {
+                lastCommit = Math.max(lastCommit, committedAt[seq]);
+            }
+            double window = measured == 0 ? 0 : (lastCommit - committedAt[warmup]) / 1e9;
             Map<String, Object> r = env.result("steady-state-" + rate, measured, window);
             r.put("targetRate", rate);
             r.put("p50Ms", ms(latencyMicros, 50));
@@ -203,7 +211,7 @@ final class SteadyState {
                     maxBacklog);
             return r;
         } finally {
-            TestDatabase.drop(ds);
+            Db.drop(ds);
         }
     }
 
