@@ -3,13 +3,14 @@ package dev.postbox;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.postbox.internal.ArchivePartitions;
+import dev.postbox.internal.AttemptLogCleaner;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Retention drops whole daily partitions, exactly the expired days, and never dead letters. */
+/** Retention drops whole daily partitions, exactly the expired days, and never dead letters or their history. */
 class ArchiveRetentionTest extends DatabaseTest {
 
     @Test
@@ -55,6 +56,23 @@ class ArchiveRetentionTest extends DatabaseTest {
         }
         assertThat(new ArchivePartitions(dataSource, 3, Duration.ofDays(7)).maintain())
                 .isEmpty();
+    }
+
+    @Test
+    void attemptLogKeepsTheRetentionPeriodAndTheHistoryOfDeadLetters() throws Exception {
+        jdbc.update("INSERT INTO outbox_dead_letter (id, queue, kind, payload, priority, attempts, max_attempts,"
+                + " created_at, dead_at) VALUES (7, 'default', 'k', '{}', 0, 3, 3, now(), now())");
+        jdbc.update("INSERT INTO outbox_attempt (job_id, attempt, outcome, finished_at) VALUES"
+                + " (1, 1, 'done', now() - interval '9 days'),"
+                + " (2, 1, 'retry', now() - interval '6 days'),"
+                + " (7, 1, 'retry', now() - interval '20 days'),"
+                + " (7, 3, 'dead', now() - interval '19 days')");
+
+        int deleted = new AttemptLogCleaner(dataSource, Duration.ofDays(7)).clean();
+
+        assertThat(deleted).isOne();
+        assertThat(jdbc.queryForList("SELECT job_id FROM outbox_attempt ORDER BY job_id, attempt", Long.class))
+                .containsExactly(2L, 7L, 7L);
     }
 
     private static String partition(LocalDate day) {

@@ -107,6 +107,7 @@ public final class Engine {
                 new ArchivePartitions(dataSource, config.partitionsAhead(), config.archiveRetention()),
                 config.maintenanceInterval());
         schedule(new IdempotencyKeyCleaner(dataSource), config.maintenanceInterval());
+        schedule(new AttemptLogCleaner(dataSource, config.archiveRetention()), config.maintenanceInterval());
         schedule(registry, config.heartbeatInterval());
         log.info(
                 "Postbox worker {} started: queues {}, concurrency {}",
