@@ -70,6 +70,7 @@ final class SteadyState {
             Histogram txMicros = new SynchronizedHistogram(60_000_000L, 3);
             long t0 = System.nanoTime() + 200_000_000L;
             double intervalNanos = 1e9 / rate;
+            long warmupEnd = t0 + TimeUnit.SECONDS.toNanos(WARMUP_SECONDS);
             long stopAt = t0 + TimeUnit.SECONDS.toNanos(WARMUP_SECONDS + seconds + 2);
             List<Thread> threads = new ArrayList<>();
             for (int p = 0; p < producers; p++) {
@@ -95,7 +96,7 @@ final class SteadyState {
                                     long end = System.nanoTime();
                                     committedAt[seq] = end;
                                     committed.incrementAndGet();
-                                    if (seq >= warmup) {
+                                    if (end >= warmupEnd) {
                                         txMicros.recordValue((end - begin) / 1000);
                                     }
                                 }
@@ -139,7 +140,7 @@ final class SteadyState {
             }
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
             int produced = Math.min(total, next.get());
-            while (started.get() < produced && System.nanoTime() < deadline) {
+            while (started.get() < committed.get() && System.nanoTime() < deadline) {
                 Thread.sleep(5);
             }
             double drainAfterProducers = (System.nanoTime() - producersDone) / 1e9;
@@ -150,10 +151,14 @@ final class SteadyState {
             Histogram latencyMicros = new Histogram(3_600_000_000L, 3);
             long notStarted = 0;
             long startedBeforeCommitReturned = 0;
-            for (int seq = warmup; seq < produced; seq++) {
-                if (committedAt[seq] == 0) {
-                    continue; // taken after the stop time, never committed
+            long firstCommit = Long.MAX_VALUE;
+            long lastCommit = 0;
+            for (int seq = 0; seq < produced; seq++) {
+                if (committedAt[seq] == 0 || committedAt[seq] < warmupEnd) {
+                    continue; // warm-up, or taken after the stop time and never committed
                 }
+                firstCommit = Math.min(firstCommit, committedAt[seq]);
+                lastCommit = Math.max(lastCommit, committedAt[seq]);
                 if (startedAt[seq] == 0) {
                     notStarted++;
                     continue;
@@ -166,11 +171,7 @@ final class SteadyState {
                 latencyMicros.recordValue(d / 1000);
             }
             long measured = latencyMicros.getTotalCount() + notStarted;
-            long lastCommit = 0;
-            for (int seq = warmup; seq < produced; seq++) {
-                lastCommit = Math.max(lastCommit, committedAt[seq]);
-            }
-            double window = measured == 0 ? 0 : (lastCommit - committedAt[warmup]) / 1e9;
+            double window = measured == 0 ? 0 : (lastCommit - firstCommit) / 1e9;
             Map<String, Object> r = env.result("steady-state-" + rate, measured, window);
             r.put("targetRate", rate);
             r.put("p50Ms", ms(latencyMicros, 50));
