@@ -7,6 +7,14 @@ import dev.postbox.Outbox;
 import dev.postbox.Postbox;
 import dev.postbox.SchemaInstaller;
 import dev.postbox.cron.ScheduleRegistry;
+import dev.postbox.http.EndpointTimeouts;
+import dev.postbox.http.HttpDelivery;
+import dev.postbox.http.SsrfPolicy;
+import dev.postbox.http.WebhookSecret;
+import dev.postbox.http.webhook.Endpoint;
+import dev.postbox.http.webhook.EndpointRegistry;
+import dev.postbox.http.webhook.HttpDeliveryModule;
+import dev.postbox.http.webhook.Webhooks;
 import dev.postbox.testing.TestDatabase;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -19,17 +27,23 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Runs one chaos experiment: a fresh database, K worker processes, a producer and a receiver in
@@ -40,6 +54,26 @@ public final class ChaosDriver {
     private static final Logger log = LoggerFactory.getLogger(ChaosDriver.class);
     /** Kills a CI-sized run waits for before the producer may stop. */
     static final int MIN_KILLS = 20;
+    /** A kill tick kills only while at least this many workers are up (see injectFaults). */
+    static final int MIN_READY_TO_KILL = Integer.getInteger("chaos.minReadyToKill", 2);
+    /** Endpoint of direct (keyed, signed) webhook sends, no rate limit. */
+    static final String RX = "rx";
+    /** Endpoint with a cluster-wide rate limit; the checker measures its arrival rate. */
+    static final String RX_LIMITED = "rxlimited";
+
+    static final double LIMITED_RATE = 20;
+    static final int LIMITED_BURST = 5;
+    /** Requests in a burst transaction to the limited endpoint, one burst every {@link #BURST_EVERY_MS}. */
+    static final int LIMITED_BURST_SIZE = 40;
+
+    static final long BURST_EVERY_MS = 5_000;
+    /** Event type of published (fan-out) events, and its subscribers. */
+    static final String EVENT_TYPE = "chaos.event";
+
+    static final String KIND_WEBHOOK = "webhook";
+    static final String KIND_LIMITED = "webhook-limited";
+    static final String KIND_EVENT = "event";
+    static final List<String> SUBSCRIBERS = List.of("sub1", "sub2", "sub3", "sub4", "sub5");
 
     private final ChaosConfig config;
     private final SplittableRandom faults;
@@ -59,6 +93,8 @@ public final class ChaosDriver {
     private volatile boolean faultsOn = true;
     private volatile boolean monitoring = true;
     private String workerJdbcUrl;
+    private Path classArchive;
+    private String workerClassPath;
     private String receiverUrl;
     private Path logDir;
 
@@ -101,9 +137,24 @@ public final class ChaosDriver {
             ChaosSchema.install(ds, config.receiverDedup());
             long receiverSeed = faults.nextLong();
             long producerSeed = faults.nextLong();
-            try (Receiver receiver = new Receiver(receiverDs, config, receiverSeed)) {
+            Map<String, WebhookSecret> secrets = new LinkedHashMap<>();
+            for (String name : endpointNames()) {
+                secrets.put(name, WebhookSecret.generate());
+            }
+            AtomicReference<Postbox> engine = new AtomicReference<>();
+            try (Receiver receiver = new Receiver(receiverDs, config, receiverSeed, secrets, Set.of(RX_LIMITED));
+                    HttpDeliveryModule http = HttpDeliveryModule.builder(ds, engine::get)
+                            .delivery(HttpDelivery.builder()
+                                    .ssrfPolicy(SsrfPolicy.custom()
+                                            .allow("127.0.0.1/32")
+                                            .build())
+                                    .build())
+                            .build()) {
+                registerEndpoints(http.endpoints(), receiver, secrets);
                 receiverUrl = receiver.uri().toString();
                 workerJdbcUrl = dbUrl;
+                workerClassPath = WorkerClasspath.build(config.reportDir());
+                classArchive = ensureClassArchive();
                 long start = System.nanoTime();
                 timeline.start(start);
                 for (int i = 0; i < config.workers(); i++) {
@@ -111,13 +162,18 @@ public final class ChaosDriver {
                     slots.add(slot);
                     slot.launch();
                 }
+                awaitWorkersReady();
+                timeline.add("workers ready", "-", "");
                 Thread monitor = new Thread(this::monitor, "chaos-monitor");
                 monitor.setDaemon(true);
                 monitor.start();
                 Thread injector = new Thread(this::injectFaults, "chaos-injector");
                 injector.setDaemon(true);
-                Postbox postbox = Postbox.builder(ds).build(); // outbox only, never started
-                Producer producer = new Producer(ds, postbox.outbox(), new SplittableRandom(producerSeed));
+                // outbox only, never started: the producer's side of Postbox and delivery-http
+                Postbox postbox = http.installInto(Postbox.builder(ds)).build();
+                engine.set(postbox);
+                Producer producer =
+                        new Producer(ds, postbox.outbox(), http.webhooks(), new SplittableRandom(producerSeed));
                 injector.start();
                 producer.run();
                 long produced = System.nanoTime();
@@ -126,7 +182,11 @@ public final class ChaosDriver {
                 scheduler.shutdownNow();
                 resumeAll();
                 timeline.add("producer stopped; faults off", "-", producer.committedIntents + " intents committed");
-                new ScheduleRegistry(ds).pause(WorkerMain.SCHEDULE);
+                try {
+                    new ScheduleRegistry(ds).pause(WorkerMain.SCHEDULE);
+                } catch (IllegalArgumentException e) {
+                    log.warn("cron schedule not registered (no worker got ready?)", e);
+                }
                 boolean drained = drain(ds);
                 long drainedAt = System.nanoTime();
                 timeline.add(drained ? "drained" : "drain deadline passed", "-", "");
@@ -135,6 +195,7 @@ public final class ChaosDriver {
                 stopAll();
                 WorkerLogs logs = WorkerLogs.read(logDir);
                 ChaosResult result = new Checker(ds).check();
+                result.put("receiverSignatureRejections", receiver.signatureRejections.get());
                 result.put("seed", config.seed());
                 result.put("name", config.name());
                 result.put("durationSeconds", round((drainedAt - start) / 1e9));
@@ -144,6 +205,8 @@ public final class ChaosDriver {
                 result.put("maxBacklog", config.maxBacklog());
                 result.put("backPressureWaits", producer.backPressureWaits);
                 result.put("workerStartMillisMedian", logs.medianStartMillis());
+                result.put("workerSpringStartMillisMedian", logs.medianSpringMillis());
+                result.put("workerIncarnations", logs.incarnations());
                 result.put("workerKills", workerKills.get());
                 result.put("crashPointHalts", crashPointHalts.get());
                 result.put("crashPointMarkers", logs.crashPoints());
@@ -159,7 +222,10 @@ public final class ChaosDriver {
                 result.put("receiverResets", receiver.faultsReset.get());
                 result.put("receiverDedup", config.receiverDedup());
                 result.put("brokenFencing", config.brokenFencing());
-                result.put("workerEngine", "outbox-core (direct; the Spring Boot starter is not wired in yet)");
+                result.put(
+                        "workerEngine",
+                        "Spring Boot application on postbox-spring-boot-starter + postbox-delivery-http");
+                result.put("limitedBursts", producer.bursts);
                 result.finish();
                 new Report(config, result, timeline).write(config.reportDir());
                 log.info("Chaos run '{}' (seed {}): {}", config.name(), config.seed(), result.summary());
@@ -175,6 +241,36 @@ public final class ChaosDriver {
         }
     }
 
+    static List<String> endpointNames() {
+        List<String> names = new ArrayList<>(List.of(RX, RX_LIMITED));
+        names.addAll(SUBSCRIBERS);
+        return names;
+    }
+
+    /**
+     * The receiver's endpoints, in outbox_endpoint: all keyed and signed, 1 s timeouts (the receiver's
+     * "timeout after apply" takes longer), the regular retry budget; {@link #RX_LIMITED} rate-limited
+     * cluster-wide; the subscribers receive every {@link #EVENT_TYPE} event.
+     */
+    private static void registerEndpoints(
+            EndpointRegistry endpoints, Receiver receiver, Map<String, WebhookSecret> secrets) {
+        EndpointTimeouts timeouts =
+                new EndpointTimeouts(WorkerMain.HTTP_TIMEOUT, WorkerMain.HTTP_TIMEOUT, WorkerMain.HTTP_TIMEOUT);
+        for (String name : endpointNames()) {
+            Endpoint.Builder b = Endpoint.builder(name, receiver.url(name))
+                    .secret(secrets.get(name))
+                    .timeouts(timeouts)
+                    .retryPolicy(WorkerMain.REGULAR);
+            if (name.equals(RX_LIMITED)) {
+                b.rateLimit(LIMITED_RATE, LIMITED_BURST);
+            }
+            if (SUBSCRIBERS.contains(name)) {
+                b.subscribe(EVENT_TYPE);
+            }
+            endpoints.register(b.build());
+        }
+    }
+
     private static double round(double v) {
         return Math.round(v * 10) / 10.0;
     }
@@ -185,18 +281,27 @@ public final class ChaosDriver {
     private final class Producer {
         private final HikariDataSource ds;
         private final Outbox outbox;
+        private final Webhooks webhooks;
         private final SplittableRandom random;
+        private final TransactionTemplate transactions;
+        private final JdbcTemplate jdbc;
         long committedIntents;
         long rolledBackIntents;
         long unknownIntents;
         long backPressureWaits;
+        long bursts;
         private long txId;
         private long seq;
 
-        Producer(HikariDataSource ds, Outbox outbox, SplittableRandom random) {
+        Producer(HikariDataSource ds, Outbox outbox, Webhooks webhooks, SplittableRandom random) {
             this.ds = ds;
             this.outbox = outbox;
+            this.webhooks = webhooks;
             this.random = random;
+            // Business transactions are Spring transactions on the DataSource, as in an application:
+            // Outbox.enqueue and Webhooks.send/publish join them.
+            this.transactions = new TransactionTemplate(new DataSourceTransactionManager(ds));
+            this.jdbc = new JdbcTemplate(ds);
         }
 
         void run() throws SQLException, InterruptedException {
@@ -205,9 +310,8 @@ public final class ChaosDriver {
             long intervalNanos = (long) (1e9 / config.txPerSecond());
             long next = start;
             long lastLog = start;
-            try (Connection business = ds.getConnection();
-                    Connection side = ds.getConnection()) {
-                business.setAutoCommit(false);
+            long nextBurst = start + BURST_EVERY_MS * 1_000_000L;
+            try (Connection side = ds.getConnection()) {
                 side.setAutoCommit(true);
                 while (System.nanoTime() < deadline && !enough()) {
                     long sleep = next - System.nanoTime();
@@ -215,7 +319,12 @@ public final class ChaosDriver {
                         TimeUnit.NANOSECONDS.sleep(sleep);
                     }
                     next += intervalNanos;
-                    businessTransaction(business, side);
+                    boolean burst = System.nanoTime() >= nextBurst;
+                    if (burst) {
+                        nextBurst += BURST_EVERY_MS * 1_000_000L;
+                        bursts++;
+                    }
+                    businessTransaction(side, burst);
                     if (txId % 25 == 0) {
                         awaitBacklogBelow(side, start, deadline);
                         next = Math.max(next, System.nanoTime());
@@ -268,84 +377,83 @@ public final class ChaosDriver {
             return config.minCommittedIntents() < 10_000 || workerKills.get() >= MIN_KILLS;
         }
 
-        private void businessTransaction(Connection business, Connection side) throws SQLException {
+        /** One intent: its key (effects), the Postbox job's key, kind, ordering key and seq. */
+        private record Intent(String key, String jobKey, String kind, String orderingKey, long seq) {}
+
+        /**
+         * One business transaction: a chaos_order row plus 1-4 intents of mixed kinds (or, for a
+         * burst, {@link #LIMITED_BURST_SIZE} webhooks to the rate-limited endpoint), committed or
+         * rolled back on purpose.
+         */
+        private void businessTransaction(Connection side, boolean burst) throws SQLException {
             long tx = ++txId;
-            int n = 1 + random.nextInt(4);
             boolean rollback = random.nextDouble() < config.rollbackShare();
-            List<Object[]> intents = new ArrayList<>(n);
-            Boolean committed;
-            long enqueuedMs = System.currentTimeMillis();
-            try {
-                try (PreparedStatement ps =
-                        business.prepareStatement("INSERT INTO chaos_order (tx_id, intents) VALUES (?, ?)")) {
-                    ps.setLong(1, tx);
-                    ps.setInt(2, n);
-                    ps.executeUpdate();
+            int n = burst ? LIMITED_BURST_SIZE : 1 + random.nextInt(4);
+            List<Intent> intents = new ArrayList<>(n);
+            for (int j = 0; j < n; j++) {
+                String key = "i-" + tx + "-" + j;
+                long s = ++seq;
+                if (burst) {
+                    intents.add(new Intent(RX_LIMITED + ":" + key, RX_LIMITED + ":" + key, KIND_LIMITED, null, s));
+                    continue;
                 }
-                for (int j = 0; j < n; j++) {
-                    String key = "i-" + tx + "-" + j;
-                    long s = ++seq;
-                    double k = random.nextDouble();
-                    String kind;
-                    String orderingKey = null;
-                    if (k < config.poisonShare()) {
-                        kind = WorkerMain.POISON;
-                    } else if (k < 0.36) {
-                        kind = WorkerMain.LOCAL;
-                    } else if (k < 0.72) {
-                        kind = WorkerMain.WEBHOOK;
-                    } else if (k < 0.86) {
-                        kind = WorkerMain.LOCAL;
-                        orderingKey = "ordl-" + random.nextInt(16);
-                    } else {
-                        kind = WorkerMain.WEBHOOK;
-                        orderingKey = "ordw-" + random.nextInt(16);
-                    }
-                    intents.add(new Object[] {key, kind, orderingKey, s});
-                    outbox.enqueue(
-                            business,
-                            JobRequest.builder(kind)
-                                    .payload(Map.of("seq", s, "tx", tx))
-                                    .idempotencyKey(key)
-                                    .orderingKey(orderingKey)
-                                    .maxAttempts(
-                                            kind.equals(WorkerMain.POISON)
-                                                    ? WorkerMain.POISON_BUDGET
-                                                    : WorkerMain.REGULAR_BUDGET)
-                                    .build());
-                }
-                enqueuedMs = System.currentTimeMillis();
-                if (rollback) {
-                    business.rollback();
-                    committed = false;
+                double k = random.nextDouble();
+                if (k < config.poisonShare()) {
+                    intents.add(new Intent(key, key, WorkerMain.POISON, null, s));
+                } else if (k < 0.33) {
+                    intents.add(new Intent(key, key, WorkerMain.LOCAL, null, s));
+                } else if (k < 0.60) {
+                    intents.add(new Intent(RX + ":" + key, RX + ":" + key, KIND_WEBHOOK, null, s));
+                } else if (k < 0.65) {
+                    String event = "e-" + tx + "-" + j;
+                    intents.add(new Intent(event, "event:" + event, KIND_EVENT, null, s));
+                } else if (k < 0.82) {
+                    intents.add(new Intent(key, key, WorkerMain.LOCAL, "ordl-" + random.nextInt(16), s));
                 } else {
-                    try {
-                        business.commit();
-                        committed = true;
-                    } catch (SQLException e) {
-                        committed = null; // resolved later from chaos_order
-                    }
+                    intents.add(
+                            new Intent(RX + ":" + key, RX + ":" + key, KIND_WEBHOOK, "ordw-" + random.nextInt(16), s));
                 }
-            } catch (SQLException | RuntimeException e) {
-                log.warn("business transaction {} failed before commit; rolled back", tx, e);
-                safeRollback(business);
-                committed = false;
+            }
+            Boolean committed;
+            long[] enqueuedMs = {System.currentTimeMillis()};
+            boolean[] callbackDone = {false};
+            try {
+                transactions.executeWithoutResult(status -> {
+                    jdbc.update("INSERT INTO chaos_order (tx_id, intents) VALUES (?, ?)", tx, intents.size());
+                    for (Intent i : intents) {
+                        enqueue(tx, i);
+                    }
+                    enqueuedMs[0] = System.currentTimeMillis();
+                    if (rollback) {
+                        status.setRollbackOnly();
+                    }
+                    callbackDone[0] = true;
+                });
+                committed = !rollback;
+            } catch (RuntimeException e) {
+                if (callbackDone[0] && !rollback) {
+                    committed = null; // the commit failed: outcome resolved later from chaos_order
+                } else {
+                    log.warn("business transaction {} failed before commit; rolled back", tx, e);
+                    committed = false;
+                }
             }
             try (PreparedStatement ps = side.prepareStatement("INSERT INTO chaos_intent"
-                    + " (intent_key, tx_id, kind, ordering_key, seq, committed, enqueued_ms)"
-                    + " VALUES (?, ?, ?, ?, ?, ?, ?)")) {
-                for (Object[] intent : intents) {
-                    ps.setString(1, (String) intent[0]);
+                    + " (intent_key, tx_id, kind, ordering_key, seq, committed, enqueued_ms, job_key)"
+                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+                for (Intent i : intents) {
+                    ps.setString(1, i.key());
                     ps.setLong(2, tx);
-                    ps.setString(3, (String) intent[1]);
-                    ps.setString(4, (String) intent[2]);
-                    ps.setLong(5, (Long) intent[3]);
+                    ps.setString(3, i.kind());
+                    ps.setString(4, i.orderingKey());
+                    ps.setLong(5, i.seq());
                     if (committed == null) {
                         ps.setNull(6, java.sql.Types.BOOLEAN);
                     } else {
                         ps.setBoolean(6, committed);
                     }
-                    ps.setLong(7, enqueuedMs);
+                    ps.setLong(7, enqueuedMs[0]);
+                    ps.setString(8, i.jobKey());
                     ps.addBatch();
                 }
                 ps.executeBatch();
@@ -359,11 +467,41 @@ public final class ChaosDriver {
             }
         }
 
-        private void safeRollback(Connection c) {
-            try {
-                c.rollback();
-            } catch (SQLException ignored) {
-                // the checker resolves the outcome from chaos_order
+        /** Enqueues one intent in the current (Spring) business transaction. */
+        private void enqueue(long tx, Intent i) {
+            Map<String, Object> payload = new LinkedHashMap<>();
+            payload.put("seq", i.seq());
+            payload.put("tx", tx);
+            if (i.orderingKey() != null) {
+                payload.put("ok", i.orderingKey());
+            }
+            switch (i.kind()) {
+                case KIND_WEBHOOK, KIND_LIMITED -> {
+                    String endpoint = i.kind().equals(KIND_LIMITED) ? RX_LIMITED : RX;
+                    String key = i.key().substring(endpoint.length() + 1);
+                    if (i.orderingKey() == null) {
+                        webhooks.send(endpoint, payload, key);
+                    } else {
+                        // Webhooks.send has no ordering key: the same validated request, plus the key.
+                        outbox.enqueue(webhooks.delivery(endpoint, payload, key, Map.of()).toBuilder()
+                                .orderingKey(i.orderingKey())
+                                .build());
+                    }
+                }
+                case KIND_EVENT -> {
+                    payload.put("event", i.key());
+                    webhooks.publish(EVENT_TYPE, payload, i.key());
+                }
+                default ->
+                    outbox.enqueue(JobRequest.builder(i.kind())
+                            .payload(payload)
+                            .idempotencyKey(i.key())
+                            .orderingKey(i.orderingKey())
+                            .maxAttempts(
+                                    i.kind().equals(WorkerMain.POISON)
+                                            ? WorkerMain.POISON_BUDGET
+                                            : WorkerMain.REGULAR_BUDGET)
+                            .build());
             }
         }
     }
@@ -383,7 +521,9 @@ public final class ChaosDriver {
                 return;
             }
             try {
-                WorkerSlot victim = pick(null);
+                // Kill only while another worker is up too: a kill is meant to hit a worker holding
+                // claims, and the run must keep making progress while the victim restarts.
+                WorkerSlot victim = readyCount() >= MIN_READY_TO_KILL ? pick(null) : null;
                 if (victim != null) {
                     victim.kill();
                 }
@@ -410,6 +550,94 @@ public final class ChaosDriver {
      * A random worker that is up (its engine started), not stopped, other than {@code except}. A
      * JVM still starting has no claims yet, so killing it tests nothing about Postbox.
      */
+    private int readyCount() {
+        int n = 0;
+        for (WorkerSlot s : slots) {
+            if (!s.stopped && s.ready()) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private void awaitWorkersReady() {
+        long deadline = System.nanoTime() + 120_000_000_000L;
+        while (System.nanoTime() < deadline && readyCount() < slots.size()) {
+            sleep(100);
+        }
+    }
+
+    /**
+     * Worker JVM options, shared by the workers and the class-data-sharing training run. Start-up
+     * is CPU-bound (class loading of a Spring Boot application on 2 busy cores): C1 only, serial
+     * GC, and an AppCDS archive of the worker's classes when there is one.
+     */
+    private List<String> workerJvm() {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> cmd = new ArrayList<>(List.of(
+                java,
+                "-Xmx128m",
+                "-Xss512k",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-XX:-UsePerfData",
+                "-Xlog:cds=off",
+                "-Xlog:cds+dynamic=off",
+                "-Dlogback.configurationFile=chaos-logback.xml",
+                "-Dlogback.statusListenerClass=ch.qos.logback.core.status.NopStatusListener"));
+        if (classArchive != null) {
+            cmd.add("-XX:SharedArchiveFile=" + classArchive);
+        }
+        return cmd;
+    }
+
+    /**
+     * An AppCDS archive of a started worker's classes ({@code -XX:ArchiveClassesAtExit}), made once
+     * per test classpath by one worker that exits right after READY, then used by every worker start
+     * ({@code chaos.classArchive=false} turns it off). Returns null when it could not be made.
+     */
+    private Path ensureClassArchive() {
+        if (!Boolean.parseBoolean(System.getProperty("chaos.classArchive", "true"))) {
+            return null;
+        }
+        String classPath = workerClassPath;
+        String id = Integer.toHexString((System.getProperty("java.home") + classPath).hashCode());
+        Path archive = config.reportDir().resolve("chaos-worker-" + id + ".jsa").toAbsolutePath();
+        if (Files.isRegularFile(archive)) {
+            return archive;
+        }
+        long t0 = System.nanoTime();
+        List<String> cmd = workerJvm();
+        cmd.add("-XX:ArchiveClassesAtExit=" + archive);
+        cmd.addAll(List.of(
+                "-cp",
+                classPath,
+                "-Dchaos.jdbcUrl=" + workerJdbcUrlFor("chaos-cds-training"),
+                "-Dchaos.workerId=chaos-cds-training",
+                "-Dchaos.receiverUrl=" + receiverUrl,
+                "-Dchaos.seed=0",
+                "-Dchaos.exitAfterReady=true",
+                WorkerMain.class.getName()));
+        try {
+            Path out = logDir.resolve("cds-training.out");
+            Process p = new ProcessBuilder(cmd)
+                    .redirectErrorStream(true)
+                    .redirectOutput(out.toFile())
+                    .start();
+            if (!p.waitFor(180, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+            }
+            log.info(
+                    "worker class archive {}: {} in {} ms",
+                    archive,
+                    Files.isRegularFile(archive) ? "created" : "NOT created",
+                    (System.nanoTime() - t0) / 1_000_000);
+        } catch (IOException | InterruptedException e) {
+            log.warn("worker class archive training failed", e);
+        }
+        return Files.isRegularFile(archive) ? archive : null;
+    }
+
     private WorkerSlot pick(WorkerSlot except) {
         List<WorkerSlot> candidates = new ArrayList<>();
         for (WorkerSlot s : slots) {
@@ -525,19 +753,10 @@ public final class ChaosDriver {
             String workerId = "chaos-w" + index + "-i" + incarnation;
             double crash = random.nextDouble() < config.crashPointShare() ? config.crashPointProbability() : 0;
             long seed = random.nextLong();
-            String java =
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            List<String> cmd = new ArrayList<>(List.of(
-                    java,
-                    "-Xmx128m",
-                    "-Xss512k",
-                    "-XX:+UseSerialGC",
-                    "-XX:TieredStopAtLevel=1",
-                    "-XX:-UsePerfData",
-                    "-Dlogback.configurationFile=chaos-logback.xml",
-                    "-Dlogback.statusListenerClass=ch.qos.logback.core.status.NopStatusListener",
+            List<String> cmd = workerJvm();
+            cmd.addAll(List.of(
                     "-cp",
-                    System.getProperty("java.class.path"),
+                    workerClassPath,
                     "-Dchaos.jdbcUrl=" + workerJdbcUrlFor(applicationName()),
                     "-Dchaos.workerId=" + workerId,
                     "-Dchaos.receiverUrl=" + receiverUrl,

@@ -18,6 +18,10 @@ public final class ChaosResult {
             "unexpectedDeadLetters",
             "cronMisfires",
             "rateLimitViolations",
+            "fanOutMissing",
+            "fanOutDuplicateEffects",
+            "fanOutUnexpectedEndpoints",
+            "receiverSignatureRejections",
             "notTerminal");
 
     private final Map<String, Object> values = new LinkedHashMap<>();
@@ -74,6 +78,11 @@ public final class ChaosResult {
                 "duplicateEffects",
                 "duplicateDeliveries",
                 "orderViolations",
+                "fanOutEvents",
+                "fanOutMissing",
+                "fanOutDuplicateEffects",
+                "rateLimitMaxPerSecond",
+                "rateLimitViolations",
                 "poisonViolations",
                 "cronMisfires",
                 "notTerminal",

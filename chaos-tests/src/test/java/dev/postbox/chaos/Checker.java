@@ -24,7 +24,7 @@ final class Checker {
     /** Every effect, the first application of each key, whichever store holds it. */
     private static final String EFFECTS = "SELECT intent_key AS k, count(*) AS n, min(applied_at) AS first_at"
             + " FROM chaos_local_effect GROUP BY intent_key"
-            + " UNION ALL SELECT idem_key, count(*), min(applied_at) FROM chaos_receiver_effect GROUP BY idem_key";
+            + " UNION ALL SELECT effect_key, count(*), min(applied_at) FROM chaos_receiver_effect GROUP BY effect_key";
 
     /** Every job Postbox holds, in any state, by idempotency key. */
     private static final String JOBS = "SELECT idempotency_key AS k, 'live' AS where_ FROM outbox_job"
@@ -58,32 +58,39 @@ final class Checker {
                                     + " count(*) FROM chaos_intent WHERE committed GROUP BY 1 ORDER BY 1"));
             r.put("effectsApplied", one(s, "SELECT count(DISTINCT k) FROM (" + EFFECTS + ") e"));
 
-            // lost: committed, not applied, not dead-lettered as expected, and no longer live
+            // lost: committed, not applied (an event: not applied at every subscriber), not
+            // dead-lettered as expected, and no longer live
             r.put(
                     "lost",
                     one(
                             s,
                             "SELECT count(*) FROM chaos_intent i WHERE i.committed"
-                                    + " AND NOT EXISTS (SELECT 1 FROM (" + EFFECTS + ") e WHERE e.k = i.intent_key)"
+                                    + " AND CASE WHEN i.kind = '" + ChaosDriver.KIND_EVENT + "'"
+                                    + "   THEN (SELECT count(DISTINCT endpoint) FROM chaos_receiver_effect r"
+                                    + "     WHERE r.intent_key = i.intent_key) < " + ChaosDriver.SUBSCRIBERS.size()
+                                    + "   ELSE NOT EXISTS (SELECT 1 FROM (" + EFFECTS
+                                    + ") e WHERE e.k = i.intent_key) END"
                                     + " AND NOT (i.kind = 'poison' AND EXISTS (SELECT 1 FROM outbox_dead_letter d"
-                                    + "   WHERE d.idempotency_key = i.intent_key))"
-                                    + " AND NOT EXISTS (SELECT 1 FROM outbox_job j WHERE j.idempotency_key = i.intent_key)"));
+                                    + "   WHERE d.idempotency_key = i.job_key))"
+                                    + " AND NOT EXISTS (SELECT 1 FROM outbox_job j WHERE j.idempotency_key = i.job_key)"));
             r.put(
                     "committedWithoutJob",
                     one(
                             s,
                             "SELECT count(*) FROM chaos_intent i WHERE i.committed" + " AND NOT EXISTS (SELECT 1 FROM ("
-                                    + JOBS + ") j WHERE j.k = i.intent_key)"));
+                                    + JOBS + ") j WHERE j.k = i.job_key)"));
             // ghosts: rolled back, yet a job, an effect or a delivery exists (or the order row does)
             r.put(
                     "ghosts",
                     one(
                             s,
                             "SELECT count(*) FROM chaos_intent i WHERE NOT i.committed AND ("
-                                    + " EXISTS (SELECT 1 FROM (" + JOBS + ") j WHERE j.k = i.intent_key)"
-                                    + " OR EXISTS (SELECT 1 FROM (" + EFFECTS + ") e WHERE e.k = i.intent_key)"
-                                    + " OR EXISTS (SELECT 1 FROM chaos_delivery d WHERE d.idem_key = i.intent_key)"
+                                    + " EXISTS (SELECT 1 FROM (" + JOBS + ") j WHERE j.k = i.job_key)"
+                                    + " OR EXISTS (SELECT 1 FROM chaos_local_effect e WHERE e.intent_key = i.intent_key)"
+                                    + " OR EXISTS (SELECT 1 FROM chaos_receiver_effect e WHERE e.intent_key = i.intent_key)"
+                                    + " OR EXISTS (SELECT 1 FROM chaos_delivery d WHERE d.intent_key = i.intent_key)"
                                     + " OR EXISTS (SELECT 1 FROM chaos_order o WHERE o.tx_id = i.tx_id))"));
+            fanOut(s, r);
             r.put("duplicateEffects", one(s, "SELECT coalesce(sum(n - 1), 0) FROM (" + EFFECTS + ") e WHERE n > 1"));
             r.put(
                     "duplicateEffectsLocal",
@@ -96,7 +103,7 @@ final class Checker {
                     one(
                             s,
                             "SELECT coalesce(sum(n - 1), 0) FROM (SELECT count(*) n FROM chaos_receiver_effect"
-                                    + " GROUP BY idem_key) e WHERE n > 1"));
+                                    + " GROUP BY effect_key) e WHERE n > 1"));
             r.put(
                     "duplicateDeliveries",
                     one(
@@ -107,7 +114,7 @@ final class Checker {
             r.put(
                     "orderViolations",
                     orderViolations(s, "chaos_local_effect", "intent_key")
-                            + orderViolations(s, "chaos_receiver_effect", "idem_key"));
+                            + orderViolations(s, "chaos_receiver_effect", "effect_key"));
             r.put(
                     "orderedKeysChecked",
                     one(
@@ -128,8 +135,7 @@ final class Checker {
                     "unexpectedDeadLetters",
                     one(s, "SELECT count(*) FROM outbox_dead_letter WHERE kind <> '" + WorkerMain.POISON + "'"));
             r.put("notTerminal", one(s, "SELECT count(*) FROM outbox_job"));
-            // Rate limits have not landed in the engine yet: nothing to violate, reported as 0.
-            r.put("rateLimitViolations", 0L);
+            rateLimit(s, r);
             cron(s, r);
             r.latency(latency(s));
             r.put("attemptsLogged", one(s, "SELECT count(*) FROM outbox_attempt"));
@@ -138,6 +144,89 @@ final class Checker {
                     one(s, "SELECT count(*) FROM outbox_attempt WHERE outcome = 'lease_expired'"));
         }
         return r;
+    }
+
+    /**
+     * Fan-out: every committed event must have exactly one effect at each subscriber (an event
+     * expanded twice to one endpoint would show as two effects with different webhook-ids).
+     */
+    private static void fanOut(Statement s, ChaosResult r) throws SQLException {
+        String events =
+                "SELECT intent_key FROM chaos_intent WHERE committed AND kind = '" + ChaosDriver.KIND_EVENT + "'";
+        long n = one(s, "SELECT count(*) FROM (" + events + ") ev");
+        r.put("fanOutEvents", n);
+        r.put("fanOutDeliveriesExpected", n * ChaosDriver.SUBSCRIBERS.size());
+        String pairs = "SELECT ev.intent_key, sub.endpoint, (SELECT count(*) FROM chaos_receiver_effect e"
+                + "   WHERE e.intent_key = ev.intent_key AND e.endpoint = sub.endpoint) AS n"
+                + " FROM (" + events + ") ev CROSS JOIN (VALUES "
+                + String.join(
+                        ", ",
+                        ChaosDriver.SUBSCRIBERS.stream()
+                                .map(x -> "('" + x + "')")
+                                .toList())
+                + ") AS sub(endpoint)";
+        r.put("fanOutEffects", one(s, "SELECT count(*) FROM (" + pairs + ") p WHERE n >= 1"));
+        r.put("fanOutMissing", one(s, "SELECT count(*) FROM (" + pairs + ") p WHERE n = 0"));
+        r.put("fanOutDuplicateEffects", one(s, "SELECT coalesce(sum(n - 1), 0) FROM (" + pairs + ") p WHERE n > 1"));
+        r.put(
+                "fanOutUnexpectedEndpoints",
+                one(
+                        s,
+                        "SELECT count(*) FROM chaos_receiver_effect e JOIN chaos_intent i ON i.intent_key = e.intent_key"
+                                + " WHERE i.kind = '" + ChaosDriver.KIND_EVENT + "' AND e.endpoint NOT LIKE 'sub%'"));
+    }
+
+    /**
+     * Arrival jitter allowed at the receiver. The database bounds when permits are granted ({@code
+     * burst + rate x T} in any interval T, cluster-wide), not when requests arrive: on a loaded 2-core
+     * box the time from grant to arrival varies by up to a few hundred ms (scheduling, a worker's
+     * HTTP client cold after every restart, GC), which moves requests into the next second. So the
+     * bound for a 1-s window at the receiver is {@code burst + rate x (1 s + jitter) + leaseChunk}:
+     * the lease chunk (5) covers a worker SIGSTOPped between grant and send that sends its permits
+     * after SIGCONT. With rate 20, burst 5: 5 + 20 x 1.5 + 5 = 40. Bursts of 60 requests make a limit
+     * that is not cluster-wide (3 workers x (5 + 20) in the first second) or absent visible above
+     * that bound.
+     */
+    static final double RATE_LIMIT_JITTER_SECONDS = 0.5;
+
+    static final int LEASE_CHUNK = 5;
+
+    /**
+     * The rate-limited endpoint: in every 1-s window of arrivals at the receiver (every request,
+     * whatever the receiver answered: each one took a permit), at most rate + burst + slack.
+     * rateLimitViolations counts requests that arrived when the preceding second already held that
+     * many.
+     */
+    private static void rateLimit(Statement s, ChaosResult r) throws SQLException {
+        List<Long> arrivals = new ArrayList<>();
+        try (ResultSet rs = s.executeQuery("SELECT arrival_ms FROM chaos_delivery WHERE endpoint = '"
+                + ChaosDriver.RX_LIMITED + "' ORDER BY arrival_ms")) {
+            while (rs.next()) {
+                arrivals.add(rs.getLong(1));
+            }
+        }
+        long bound = (long) Math.floor(ChaosDriver.LIMITED_RATE * (1 + RATE_LIMIT_JITTER_SECONDS))
+                + ChaosDriver.LIMITED_BURST
+                + LEASE_CHUNK;
+        long max = 0;
+        long violations = 0;
+        int from = 0;
+        for (int to = 0; to < arrivals.size(); to++) {
+            while (arrivals.get(to) - arrivals.get(from) >= 1000) {
+                from++;
+            }
+            long inWindow = to - from + 1;
+            max = Math.max(max, inWindow);
+            if (inWindow > bound) {
+                violations++;
+            }
+        }
+        double seconds = arrivals.size() < 2 ? 0 : (arrivals.get(arrivals.size() - 1) - arrivals.get(0)) / 1000.0;
+        r.put("rateLimitedRequests", (long) arrivals.size());
+        r.put("rateLimitMaxPerSecond", max);
+        r.put("rateLimitBound", bound);
+        r.put("rateLimitMeanPerSecond", seconds == 0 ? 0.0 : Math.round(arrivals.size() / seconds * 10) / 10.0);
+        r.put("rateLimitViolations", violations);
     }
 
     /** Per ordering key, the first application of each intent must follow the enqueue order. */

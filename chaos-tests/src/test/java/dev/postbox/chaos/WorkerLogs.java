@@ -4,17 +4,28 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 
-/** Markers the workers print: stale-token rejections (fenced zombies) and crash points hit. */
-record WorkerLogs(long staleTokens, Map<String, Long> crashPoints, long medianStartMillis) {
+/**
+ * Markers the workers print: stale-token rejections (fenced zombies), crash points hit, and start-up
+ * times (JVM uptime at READY, and the part spent in {@code SpringApplication.run}).
+ */
+record WorkerLogs(
+        long staleTokens,
+        Map<String, Long> crashPoints,
+        long medianStartMillis,
+        long medianSpringMillis,
+        long incarnations) {
 
     static WorkerLogs read(Path dir) throws IOException {
         long stale = 0;
-        List<Long> starts = new java.util.ArrayList<>();
+        List<Long> starts = new ArrayList<>();
+        List<Long> springs = new ArrayList<>();
         Map<String, Long> crashes = new TreeMap<>();
         List<Path> files;
         try (Stream<Path> list = Files.list(dir)) {
@@ -25,6 +36,10 @@ record WorkerLogs(long staleTokens, Map<String, Long> crashPoints, long medianSt
                 if (line.startsWith("READY ") && line.contains(" uptimeMs=")) {
                     starts.add(Long.parseLong(
                             line.substring(line.indexOf(" uptimeMs=") + 10).trim()));
+                    int spring = line.indexOf(" springMs=");
+                    if (spring >= 0) {
+                        springs.add(Long.parseLong(line.substring(spring + 10).split(" ")[0]));
+                    }
                 } else if (line.startsWith("STALE ")) {
                     stale++;
                 } else if (line.startsWith("CRASHPOINT ")) {
@@ -33,7 +48,15 @@ record WorkerLogs(long staleTokens, Map<String, Long> crashPoints, long medianSt
                 }
             }
         }
-        java.util.Collections.sort(starts);
-        return new WorkerLogs(stale, crashes, starts.isEmpty() ? -1 : starts.get(starts.size() / 2));
+        return new WorkerLogs(stale, crashes, median(starts), median(springs), files.size());
+    }
+
+    private static long median(List<Long> values) {
+        if (values.isEmpty()) {
+            return -1;
+        }
+        List<Long> sorted = new ArrayList<>(values);
+        Collections.sort(sorted);
+        return sorted.get(sorted.size() / 2);
     }
 }

@@ -4,179 +4,311 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.HandlerRegistration;
 import dev.postbox.Job;
+import dev.postbox.JsonCodec;
+import dev.postbox.Outbox;
 import dev.postbox.Postbox;
-import dev.postbox.PostboxConfig;
 import dev.postbox.PostboxListener;
-import dev.postbox.RetryJobAfter;
 import dev.postbox.RetryPolicy;
 import dev.postbox.cron.ScheduleDefinition;
 import dev.postbox.cron.ScheduleMaterializer;
 import dev.postbox.cron.ScheduleRegistry;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import dev.postbox.http.HttpDelivery;
+import dev.postbox.http.SsrfPolicy;
+import dev.postbox.http.webhook.HttpDeliveryModule;
+import dev.postbox.spring.OutboxHandler;
+import dev.postbox.spring.PostboxCustomizer;
+import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import javax.sql.DataSource;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 
 /**
- * One chaos worker process: a Postbox engine on the run's database with the harness's handlers,
- * plus the cron materialiser. The driver starts it with {@code java -cp <test classpath>} and
- * kills, stops and disconnects it at will.
+ * One chaos worker process: a minimal Spring Boot application (no web server) built from
+ * {@code postbox-spring-boot-starter}, with the harness's handlers as {@link OutboxHandler} methods,
+ * {@code postbox-delivery-http} installed through a {@link PostboxCustomizer} (signed, keyed
+ * webhook deliveries and fan-out), and the cron materialiser. The driver starts it with {@code java
+ * -cp <test classpath>} and kills, stops and disconnects it at will.
  *
- * <p>Built on the core engine directly for now; a later change switches it to the Spring Boot
- * starter once that lands, so that the chaos run exercises the starter's wiring too.
+ * <p>Engine settings come from {@code postbox.*} properties (set below as the application's default
+ * properties); the schema is installed by the driver ({@code postbox.schema.initialize=never}).
+ * Deliberately {@code @Configuration}, not {@code @SpringBootConfiguration}: a {@code @SpringBootTest}
+ * in this package must not pick the worker up as its application.
  */
-public final class WorkerMain {
+@Configuration(proxyBeanMethods = false)
+@EnableAutoConfiguration
+public class WorkerMain {
 
     static final String LOCAL = "local";
-    static final String WEBHOOK = "webhook";
     static final String POISON = "poison";
     static final String CRON = "cron-tick";
     static final String SCHEDULE = "chaos-tick";
     static final int REGULAR_BUDGET = 100;
     static final int POISON_BUDGET = 3;
+    /** Endpoint connect/read/call timeout; the receiver's "timeout after apply" sleeps longer. */
     static final Duration HTTP_TIMEOUT = Duration.ofSeconds(1);
+    /** Connections per worker process (PostgreSQL's max_connections is shared with other test runs). */
+    static final int POOL_SIZE = 6;
 
-    private WorkerMain() {}
+    static final RetryPolicy REGULAR = RetryPolicy.custom()
+            .base(Duration.ofMillis(100))
+            .cap(Duration.ofSeconds(2))
+            .maxAttempts(REGULAR_BUDGET)
+            .build();
 
     public static void main(String[] args) throws Exception {
-        String jdbcUrl = required("chaos.jdbcUrl");
         String workerId = required("chaos.workerId");
-        URI receiver = URI.create(required("chaos.receiverUrl"));
-        long seed = Long.parseLong(required("chaos.seed"));
+        required("chaos.jdbcUrl");
         boolean brokenFencing = Boolean.getBoolean("chaos.brokenFencing");
-        Duration visibility = Duration.ofMillis(Long.getLong("chaos.visibilityMs", 2000));
-        Duration heartbeat = Duration.ofMillis(Long.getLong("chaos.heartbeatMs", 500));
-        CrashPoints crash = CrashPoints.fromSystemProperties(seed);
+        long visibilityMs = Long.getLong("chaos.visibilityMs", 2000);
+        long heartbeatMs = Long.getLong("chaos.heartbeatMs", 500);
+        // Keep the harness's logback configuration (worker output is parsed for markers).
+        System.setProperty("org.springframework.boot.logging.LoggingSystem", "none");
 
+        Map<String, Object> p = new LinkedHashMap<>();
+        p.put("spring.main.web-application-type", "none");
+        p.put("spring.main.banner-mode", "off");
+        p.put("spring.main.log-startup-info", "false");
+        p.put("spring.jmx.enabled", "false");
+        p.put("postbox.schema.initialize", "never");
+        // delivery-http is installed by chaosHttpInstaller below; the starter's own HTTP
+        // auto-configuration (when the starter has it) backs off so the handlers exist once.
+        p.put("postbox.http.enabled", "false");
+        p.put("postbox.worker.id", workerId);
+        p.put("postbox.worker.concurrency", "8");
+        p.put("postbox.worker.claim-batch-size", "16");
+        p.put("postbox.worker.prefetch", "16");
+        p.put("postbox.worker.poll-interval", "250ms");
+        p.put("postbox.worker.visibility-timeout", visibilityMs + "ms");
+        p.put("postbox.worker.heartbeat-interval", heartbeatMs + "ms");
+        p.put("postbox.worker.rescue-interval", "500ms");
+        p.put("postbox.worker.shutdown-grace", "2s");
+        p.put("postbox.retry.base", "100ms");
+        p.put("postbox.retry.cap", "2s");
+        p.put("postbox.retry.max-attempts", Integer.toString(REGULAR_BUDGET));
+        if (brokenFencing) {
+            // Negative control: the local handler's effect commits on its own, outside the fenced completion.
+            p.put("postbox.handlers." + LOCAL + ".transactional", "false");
+        }
+
+        long before = ManagementFactory.getRuntimeMXBean().getUptime();
+        SpringApplication app = new SpringApplication(WorkerMain.class);
+        app.setWebApplicationType(WebApplicationType.NONE);
+        app.setDefaultProperties(p);
+        ConfigurableApplicationContext context = app.run(args);
+        long uptime = ManagementFactory.getRuntimeMXBean().getUptime();
+        System.out.println(
+                "READY " + workerId + " pid=" + ProcessHandle.current().pid() + " crashPoints="
+                        + context.getBean(CrashPoints.class).enabled() + " springMs=" + (uptime - before)
+                        + " uptimeMs=" + uptime);
+        System.out.flush();
+        if (Boolean.getBoolean("chaos.exitAfterReady")) {
+            // The driver's class-data-sharing training run: the archive is written at exit.
+            context.close();
+            System.exit(0);
+        }
+        Thread.currentThread().join();
+    }
+
+    // ---------------------------------------------------------------- beans
+
+    @Bean
+    CrashPoints chaosCrashPoints() {
+        return CrashPoints.fromSystemProperties(Long.parseLong(required("chaos.seed")));
+    }
+
+    /** The raw pool (closed with the context) and the crash-point proxy the engine uses. */
+    record Pools(HikariDataSource raw, DataSource dataSource) implements AutoCloseable {
+        @Override
+        public void close() {
+            raw.close();
+        }
+    }
+
+    @Bean
+    Pools chaosPools(CrashPoints crash) {
         HikariConfig hc = new HikariConfig();
-        hc.setJdbcUrl(jdbcUrl);
-        hc.setPoolName(workerId);
-        hc.setMaximumPoolSize(10);
+        hc.setJdbcUrl(required("chaos.jdbcUrl")); // carries ApplicationName for pg_terminate_backend
+        hc.setPoolName(required("chaos.workerId"));
+        hc.setMaximumPoolSize(POOL_SIZE);
         hc.setMinimumIdle(2);
         hc.setConnectionTimeout(5_000);
         HikariDataSource hikari = new HikariDataSource(hc);
-        DataSource ds = crash.wrap(hikari);
+        return new Pools(hikari, crash.wrap(hikari));
+    }
 
-        RetryPolicy regular = RetryPolicy.custom()
-                .base(Duration.ofMillis(100))
-                .cap(Duration.ofSeconds(2))
-                .maxAttempts(REGULAR_BUDGET)
-                .build();
-        RetryPolicy poison = RetryPolicy.custom()
-                .base(Duration.ofMillis(50))
-                .cap(Duration.ofMillis(200))
-                .maxAttempts(POISON_BUDGET)
-                .build();
-        HttpClient http = HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(HTTP_TIMEOUT)
-                .build();
+    /** The application's only DataSource: the starter builds Postbox (and Boot the transaction manager) on it. */
+    @Bean
+    DataSource dataSource(Pools pools) {
+        return pools.dataSource();
+    }
 
-        HandlerRegistration local = HandlerRegistration.of(LOCAL, job -> {
-                    crash.afterClaim(job.id());
-                    if (brokenFencing) {
-                        // Negative control: the effect commits on its own before the completion, as
-                        // an engine without fenced transactional completion would do.
-                        try (Connection c = hikari.getConnection()) {
-                            c.setAutoCommit(true);
-                            insertLocalEffect(c, job, LOCAL, job.stableKey(), workerId);
-                        }
-                    } else {
-                        Connection c = DataSourceUtils.getConnection(ds);
-                        try {
-                            insertLocalEffect(c, job, LOCAL, job.stableKey(), workerId);
-                        } finally {
-                            DataSourceUtils.releaseConnection(c, ds);
-                        }
-                    }
-                    crash.afterHandler(job.id());
-                })
-                .transactional(!brokenFencing)
-                .retryPolicy(regular);
+    @Bean
+    ChaosHandlers chaosHandlers(Pools pools, CrashPoints crash) {
+        return new ChaosHandlers(pools, crash, required("chaos.workerId"), Boolean.getBoolean("chaos.brokenFencing"));
+    }
 
-        HandlerRegistration webhook = HandlerRegistration.of(WEBHOOK, job -> {
-                    crash.afterClaim(job.id());
-                    deliver(http, receiver, job, workerId);
-                    crash.afterHandler(job.id());
-                })
-                .retryPolicy(regular);
-
-        HandlerRegistration poisonHandler = HandlerRegistration.of(POISON, job -> {
-                    crash.afterClaim(job.id());
-                    throw new IllegalStateException("poison job " + job.stableKey() + " always fails");
-                })
-                .retryPolicy(poison);
-
-        HandlerRegistration cron = HandlerRegistration.of(CRON, job -> {
-                    crash.afterClaim(job.id());
-                    Connection c = DataSourceUtils.getConnection(ds);
-                    try {
-                        insertLocalEffect(c, job, CRON, job.stableKey(), workerId);
-                    } finally {
-                        DataSourceUtils.releaseConnection(c, ds);
-                    }
-                    crash.afterHandler(job.id());
-                })
-                .transactional()
-                .retryPolicy(regular);
-
-        PostboxListener listener = new PostboxListener() {
+    /** Stale-token rejections (fenced zombies), counted by the driver from the worker's output. */
+    @Bean
+    PostboxListener chaosStaleTokenListener() {
+        return new PostboxListener() {
             @Override
             public void staleToken(long jobId, String operation) {
                 System.out.println("STALE job=" + jobId + " op=" + operation);
                 System.out.flush();
             }
         };
+    }
 
-        Postbox postbox = Postbox.builder(ds)
-                .config(PostboxConfig.custom()
-                        .workerId(workerId)
-                        .concurrency(8)
-                        .claimBatchSize(16)
-                        .prefetch(16)
-                        .pollInterval(Duration.ofMillis(250))
-                        .visibilityTimeout(visibility)
-                        .heartbeatInterval(heartbeat)
-                        .rescueInterval(Duration.ofMillis(500))
-                        .retryPolicy(regular)
-                        .shutdownGrace(Duration.ofSeconds(2))
+    /**
+     * delivery-http on the engine's DataSource. Installed by the customizer below because the starter
+     * has no HTTP auto-configuration here; endpoints are registered by the driver (allow-list
+     * 127.0.0.1/32: the receiver listens on loopback).
+     */
+    @Bean(destroyMethod = "close")
+    HttpDeliveryModule chaosHttpDelivery(DataSource dataSource, ObjectProvider<Postbox> postbox, JsonCodec codec) {
+        return HttpDeliveryModule.builder(dataSource, postbox::getObject)
+                .codec(codec)
+                .delivery(HttpDelivery.builder()
+                        .ssrfPolicy(SsrfPolicy.custom().allow("127.0.0.1/32").build())
                         .build())
-                .listener(listener)
-                .handler(local)
-                .handler(webhook)
-                .handler(poisonHandler)
-                .handler(cron)
+                .retryPolicy(REGULAR)
+                .endpointCacheTtl(Duration.ofSeconds(5))
                 .build();
+    }
 
-        new ScheduleRegistry(ds)
-                .register(ScheduleDefinition.builder(SCHEDULE)
-                        .cron("* * * * * *")
-                        .kind(CRON)
-                        .payloadTemplate("{\"fireKey\":\"${fireKey}\"}")
-                        .build());
-        ScheduleMaterializer materializer = ScheduleMaterializer.builder(ds, postbox.outbox())
-                .pollInterval(Duration.ofMillis(250))
-                .build();
+    /** Installs the webhook delivery and fan-out handlers, with the crash points around them. */
+    @Bean
+    PostboxCustomizer chaosHttpInstaller(HttpDeliveryModule http, CrashPoints crash) {
+        return new PostboxCustomizer() {
+            @Override
+            public void customizePostbox(Postbox.Builder builder) {
+                for (HandlerRegistration r : http.registrations()) {
+                    builder.handler(HandlerRegistration.of(r.kind(), job -> {
+                                crash.afterClaim(job.id());
+                                r.handler().handle(job);
+                                crash.afterHandler(job.id());
+                            })
+                            .transactional(r.isTransactional())
+                            .retryPolicy(r.retryPolicy()));
+                }
+            }
+        };
+    }
 
-        postbox.start();
-        materializer.start();
-        System.out.println("READY " + workerId + " pid="
-                + ProcessHandle.current().pid() + " crashPoints=" + crash.enabled() + " uptimeMs="
-                + java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime());
-        System.out.flush();
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            materializer.stop();
-            postbox.stop();
-            hikari.close();
-        }));
-        Thread.currentThread().join();
+    @Bean
+    CronLifecycle chaosCron(DataSource dataSource, Outbox outbox) {
+        return new CronLifecycle(dataSource, outbox);
+    }
+
+    // ---------------------------------------------------------------- handlers
+
+    /** The harness's local handlers, found by the starter through {@link OutboxHandler}. */
+    static final class ChaosHandlers {
+        private final Pools pools;
+        private final CrashPoints crash;
+        private final String workerId;
+        private final boolean brokenFencing;
+
+        ChaosHandlers(Pools pools, CrashPoints crash, String workerId, boolean brokenFencing) {
+            this.pools = pools;
+            this.crash = crash;
+            this.workerId = workerId;
+            this.brokenFencing = brokenFencing;
+        }
+
+        @OutboxHandler(value = LOCAL, transactional = true, backoffBase = "100ms", backoffCap = "2s")
+        public void local(Job job) throws SQLException {
+            crash.afterClaim(job.id());
+            if (brokenFencing) {
+                // Negative control: the effect commits on its own before the completion, as an engine
+                // without fenced transactional completion would do.
+                try (Connection c = pools.raw().getConnection()) {
+                    c.setAutoCommit(true);
+                    insertLocalEffect(c, job, LOCAL, job.stableKey(), workerId);
+                }
+            } else {
+                insertInTransaction(job, LOCAL);
+            }
+            crash.afterHandler(job.id());
+        }
+
+        @OutboxHandler(value = POISON, maxAttempts = POISON_BUDGET, backoffBase = "50ms", backoffCap = "200ms")
+        public void poison(Job job) {
+            crash.afterClaim(job.id());
+            throw new IllegalStateException("poison job " + job.stableKey() + " always fails");
+        }
+
+        @OutboxHandler(value = CRON, transactional = true, backoffBase = "100ms", backoffCap = "2s")
+        public void cron(Job job) throws SQLException {
+            crash.afterClaim(job.id());
+            insertInTransaction(job, CRON);
+            crash.afterHandler(job.id());
+        }
+
+        /** Joins the engine's transaction (the one that completes the job under its fencing token). */
+        private void insertInTransaction(Job job, String kind) throws SQLException {
+            DataSource ds = pools.dataSource();
+            Connection c = DataSourceUtils.getConnection(ds);
+            try {
+                insertLocalEffect(c, job, kind, job.stableKey(), workerId);
+            } finally {
+                DataSourceUtils.releaseConnection(c, ds);
+            }
+        }
+    }
+
+    /** Registers the 1-second schedule and runs the materialiser while the context runs. */
+    static final class CronLifecycle implements SmartLifecycle {
+        private final DataSource dataSource;
+        private final Outbox outbox;
+        private volatile ScheduleMaterializer materializer;
+
+        CronLifecycle(DataSource dataSource, Outbox outbox) {
+            this.dataSource = dataSource;
+            this.outbox = outbox;
+        }
+
+        @Override
+        public void start() {
+            new ScheduleRegistry(dataSource)
+                    .register(ScheduleDefinition.builder(SCHEDULE)
+                            .cron("* * * * * *")
+                            .kind(CRON)
+                            .payloadTemplate("{\"fireKey\":\"${fireKey}\"}")
+                            .build());
+            ScheduleMaterializer m = ScheduleMaterializer.builder(dataSource, outbox)
+                    .pollInterval(Duration.ofMillis(250))
+                    .build();
+            m.start();
+            materializer = m;
+        }
+
+        @Override
+        public void stop() {
+            ScheduleMaterializer m = materializer;
+            if (m != null) {
+                m.stop();
+                materializer = null;
+            }
+        }
+
+        @Override
+        public boolean isRunning() {
+            return materializer != null;
+        }
     }
 
     private static void insertLocalEffect(Connection c, Job job, String kind, String key, String workerId)
@@ -195,38 +327,11 @@ public final class WorkerMain {
     }
 
     private static long seq(Job job) {
-        if (!job.kind().equals(LOCAL) && !job.kind().equals(WEBHOOK)) {
+        if (!job.kind().equals(LOCAL)) {
             return 0;
         }
         Object seq = job.payload(Map.class).get("seq");
         return seq instanceof Number n ? n.longValue() : 0;
-    }
-
-    /** One attempt: POST with the job's stable key; 2xx succeeds, 429 retries after Retry-After. */
-    private static void deliver(HttpClient http, URI receiver, Job job, String workerId) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(receiver.resolve("/deliver"))
-                .timeout(HTTP_TIMEOUT)
-                .header("Content-Type", "application/json")
-                .header("Idempotency-Key", job.stableKey())
-                .header("X-Chaos-Job-Id", Long.toString(job.id()))
-                .header("X-Chaos-Attempt", Integer.toString(job.attempt()))
-                .header("X-Chaos-Worker", workerId)
-                .header("X-Chaos-Seq", Long.toString(seq(job)))
-                .POST(HttpRequest.BodyPublishers.ofString(job.payloadJson()));
-        job.orderingKey().ifPresent(k -> request.header("X-Chaos-Ordering-Key", k));
-        HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-        int status = response.statusCode();
-        if (status >= 200 && status < 300) {
-            return;
-        }
-        if (status == 429) {
-            long seconds = response.headers()
-                    .firstValue("Retry-After")
-                    .map(Long::parseLong)
-                    .orElse(1L);
-            throw new RetryJobAfter("receiver said 429", Duration.ofSeconds(seconds));
-        }
-        throw new IllegalStateException("receiver answered HTTP " + status);
     }
 
     private static String required(String key) {
