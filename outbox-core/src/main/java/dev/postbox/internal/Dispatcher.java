@@ -67,12 +67,32 @@ final class Dispatcher implements Runnable {
         wakeUp.signal();
     }
 
-    /** A worker finished a job: its room is free again. */
-    void finished(ClaimedJob job) {
+    /** A claim's outcome was written: its room is free again. */
+    void released(ClaimedJob job) {
         held(job.job().queue()).decrementAndGet();
         room.release();
         if (waitingForRoom) {
             wakeUp.signal();
+        }
+    }
+
+    /**
+     * Takes up to {@code wanted} slots of room for a claim made outside the loop (test helpers);
+     * returns how many. Unused slots go back through {@link #giveBack(int)}.
+     */
+    int reserve(int wanted) {
+        int got = Math.min(wanted, room.availablePermits());
+        return got > 0 && room.tryAcquire(got) ? got : 0;
+    }
+
+    void giveBack(int slots) {
+        room.release(slots);
+    }
+
+    /** Counts claims made outside the loop against their queue, as the loop does. */
+    void held(List<ClaimedJob> jobs) {
+        for (ClaimedJob job : jobs) {
+            held(job.job().queue()).incrementAndGet();
         }
     }
 
@@ -217,10 +237,6 @@ final class Dispatcher implements Runnable {
     List<ClaimedJob> drainUnstarted() {
         List<ClaimedJob> unstarted = new ArrayList<>();
         buffer.drainTo(unstarted);
-        for (ClaimedJob job : unstarted) {
-            held(job.job().queue()).decrementAndGet();
-        }
-        room.release(unstarted.size());
-        return unstarted;
+        return unstarted; // their room is freed when they leave InFlight
     }
 }

@@ -75,6 +75,7 @@ public final class Engine {
                 listener,
                 config);
         this.rescuer = new Rescuer(dataSource, store, listener, config);
+        inFlight.onRelease(dispatcher::released);
     }
 
     public synchronized void start() {
@@ -85,7 +86,7 @@ public final class Engine {
         ThreadFactory platform = daemonThreads("postbox-worker-");
         ThreadFactory workerThreads = config.workerThreadFactory() != null ? config.workerThreadFactory() : platform;
         for (int i = 0; i < config.concurrency(); i++) {
-            Worker worker = new Worker(dispatcher.buffer(), runner, dispatcher);
+            Worker worker = new Worker(dispatcher.buffer(), runner);
             workers.add(worker);
             Thread t = workerThreads.newThread(worker);
             threads.add(t);
@@ -213,16 +214,23 @@ public final class Engine {
             while (true) {
                 List<ClaimedJob> jobs = new ArrayList<>();
                 for (String queue : config.queues()) {
+                    int room = dispatcher.reserve(config.claimBatchSize());
+                    List<ClaimedJob> claimed = List.of();
                     try (Connection c = dataSource.getConnection()) {
                         c.setAutoCommit(true);
-                        jobs.addAll(store.claim(
-                                c, queue, config.claimBatchSize(), config.workerId(), config.visibilityTimeout()));
+                        claimed = room == 0
+                                ? List.of()
+                                : store.claim(c, queue, room, config.workerId(), config.visibilityTimeout());
+                    } finally {
+                        dispatcher.giveBack(room - claimed.size());
                     }
+                    dispatcher.held(claimed);
+                    inFlight.add(claimed);
+                    jobs.addAll(claimed);
                 }
                 if (jobs.isEmpty()) {
                     return ran;
                 }
-                inFlight.add(jobs);
                 for (ClaimedJob job : jobs) {
                     runner.run(job);
                     ran++;

@@ -3,11 +3,22 @@ package dev.postbox.internal;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
-/** The claims this engine holds, from claim until their outcome is written: what the heartbeat extends. */
+/**
+ * The claims this engine holds, from claim until their outcome is written (a success counts only
+ * once its completion batch committed): what the heartbeat extends, and what bounds the claims
+ * in progress. Removing a claim tells the release callback, once.
+ */
 final class InFlight {
 
     private final ConcurrentHashMap<Long, ClaimedJob> claims = new ConcurrentHashMap<>();
+    private volatile Consumer<ClaimedJob> onRelease = job -> {};
+
+    /** Called once for every claim that leaves, after its outcome was written (or given up). */
+    void onRelease(Consumer<ClaimedJob> onRelease) {
+        this.onRelease = onRelease;
+    }
 
     void add(Collection<ClaimedJob> jobs) {
         for (ClaimedJob job : jobs) {
@@ -16,7 +27,9 @@ final class InFlight {
     }
 
     void remove(ClaimedJob job) {
-        claims.remove(job.id(), job);
+        if (claims.remove(job.id(), job)) {
+            onRelease.accept(job);
+        }
     }
 
     List<ClaimedJob> snapshot() {

@@ -62,7 +62,17 @@ public final class JobRunner {
         this.attempts = new AttemptLogger(config.slowAttemptThreshold());
     }
 
+    /** Runs the job and writes its outcome; never throws. */
     void run(ClaimedJob claimed) {
+        try {
+            runAndRecord(claimed);
+        } catch (RuntimeException | Error e) {
+            log.error("Unexpected failure running job {}; its lease will expire and it runs again", claimed.id(), e);
+            inFlight.remove(claimed);
+        }
+    }
+
+    private void runAndRecord(ClaimedJob claimed) {
         Job job = claimed.job();
         MDC.put("postbox.jobId", Long.toString(job.id()));
         MDC.put("postbox.queue", job.queue());

@@ -2,23 +2,17 @@ package dev.postbox.internal;
 
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /** A handler thread: takes claimed jobs from the buffer and runs them until told to stop. */
 final class Worker implements Runnable {
 
-    private static final Logger log = LoggerFactory.getLogger(Worker.class);
-
     private final BlockingQueue<ClaimedJob> buffer;
     private final JobRunner runner;
-    private final Dispatcher dispatcher;
     private volatile boolean running = true;
 
-    Worker(BlockingQueue<ClaimedJob> buffer, JobRunner runner, Dispatcher dispatcher) {
+    Worker(BlockingQueue<ClaimedJob> buffer, JobRunner runner) {
         this.buffer = buffer;
         this.runner = runner;
-        this.dispatcher = dispatcher;
     }
 
     /** Finish the current job, take no new one. */
@@ -39,13 +33,7 @@ final class Worker implements Runnable {
             if (job == null) {
                 continue;
             }
-            try {
-                runner.run(job);
-            } catch (RuntimeException | Error e) {
-                log.error("Unexpected failure running job {}", job.id(), e);
-            } finally {
-                dispatcher.finished(job);
-            }
+            runner.run(job); // frees the job's room once its outcome is written
         }
     }
 }
