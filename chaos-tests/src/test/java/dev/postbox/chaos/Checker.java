@@ -183,9 +183,9 @@ final class Checker {
      * HTTP client cold after every restart, GC), which moves requests into the next second. So the
      * bound for a 1-s window at the receiver is {@code burst + rate x (1 s + jitter) + leaseChunk}:
      * the lease chunk (5) covers a worker SIGSTOPped between grant and send that sends its permits
-     * after SIGCONT. With rate 20, burst 5: 5 + 20 x 1.5 + 5 = 40. Bursts of 60 requests make a limit
-     * that is not cluster-wide (3 workers x (5 + 20) in the first second) or absent visible above
-     * that bound.
+     * after SIGCONT. With rate 10, burst 5: 5 + 10 x 1.5 + 5 = 25. Bursts of 40 requests show a
+     * limit that is absent or per process (3 workers x (5 + 10) in the first second) above that
+     * bound: with {@code -Dchaos.rateLimitOff=true} (no limit on the endpoint) a run must be invalid.
      */
     static final double RATE_LIMIT_JITTER_SECONDS = 0.5;
 

@@ -82,7 +82,8 @@ final class Report {
                 .append("`)  \n");
         b.append("Workers: ")
                 .append(config.workers())
-                .append(" processes on the core engine (Spring Boot starter not wired in yet), visibility timeout ")
+                .append(
+                        " Spring Boot worker processes (postbox-spring-boot-starter + postbox-delivery-http), visibility timeout ")
                 .append(config.visibilityTimeout().toMillis())
                 .append(" ms, heartbeat ")
                 .append(config.heartbeatInterval().toMillis())
