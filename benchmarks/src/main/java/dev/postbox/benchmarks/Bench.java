@@ -66,7 +66,7 @@ public final class Bench {
                 case "peer" -> List.of(Peer.run(env, sizes.burnJobs(), 20));
                 case "steady-state" -> SteadyState.run(env, sizes.steadyRates(), sizes.steadySeconds());
                 case "enqueue-overhead" -> List.of(EnqueueOverhead.run(env, sizes.overheadTransactions()));
-                case "http" -> List.of(Http.run(env));
+                case "http" -> List.of(Http.run(env, sizes.httpJobs()));
                 case "history-growth" -> List.of(HistoryGrowth.run(env, sizes.historySizes()));
                 case "memory" -> List.of(Memory.run(env, sizes.memoryJobs(), sizes.memoryHeap()));
                 default -> throw new IllegalArgumentException(scenario);
@@ -90,7 +90,8 @@ public final class Bench {
             int overheadTransactions,
             List<Integer> historySizes,
             int memoryJobs,
-            String memoryHeap) {
+            String memoryHeap,
+            int httpJobs) {
 
         static Sizes fromSystemProperties() {
             List<Integer> history = new ArrayList<>(List.of(10_000, 1_000_000));
@@ -107,7 +108,8 @@ public final class Bench {
                             ? ints(System.getProperty("bench.historySizes"))
                             : history,
                     Integer.getInteger("bench.memoryJobs", 1_000_000),
-                    System.getProperty("bench.memoryHeap", "256m"));
+                    System.getProperty("bench.memoryHeap", "256m"),
+                    Integer.getInteger("bench.httpJobs", 100_000));
         }
 
         private static List<Integer> ints(String csv) {

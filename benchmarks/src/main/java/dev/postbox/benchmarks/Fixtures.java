@@ -54,8 +54,12 @@ final class Fixtures {
 
     /** Engine settings: the documented defaults unless {@code -Dbench.<setting>} overrides one. */
     static PostboxConfig engineConfig() {
+        return engineConfig(Integer.getInteger("bench.concurrency"));
+    }
+
+    /** {@link #engineConfig()} with the given concurrency (null for the engine default). */
+    static PostboxConfig engineConfig(Integer concurrency) {
         PostboxConfig.Builder b = PostboxConfig.custom();
-        Integer concurrency = Integer.getInteger("bench.concurrency");
         if (concurrency != null) {
             b.concurrency(concurrency);
         }

@@ -42,7 +42,7 @@ final class Targets {
             Double jps = num(http.get("jobsPerSecond"));
             lines.add(
                     jps == null
-                            ? "PENDING: http ≥ 5,000 deliveries/s: " + http.get("notes")
+                            ? "MISSED: http ≥ 5,000 deliveries/s: " + http.get("notes")
                             : verdict(jps >= 5_000, "http ≥ 5,000 deliveries/s: " + fmt(jps)));
         }
         Map<String, Object> history = all.get("history-growth");

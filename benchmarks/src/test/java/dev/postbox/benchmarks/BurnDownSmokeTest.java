@@ -18,7 +18,7 @@ class BurnDownSmokeTest {
     @Test
     void burnDownWritesItsResultWithTheRequiredFields() throws Exception {
         Env env = Env.create(results);
-        Bench.Sizes sizes = new Bench.Sizes(2_000, 500, List.of(), 0, 0, List.of(), 0, "256m");
+        Bench.Sizes sizes = new Bench.Sizes(2_000, 500, List.of(), 0, 0, List.of(), 0, "256m", 0);
 
         Bench.run(env, sizes, List.of("burn-down"));
 
