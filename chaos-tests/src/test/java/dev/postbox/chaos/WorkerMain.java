@@ -185,6 +185,10 @@ public class WorkerMain {
                         .ssrfPolicy(SsrfPolicy.custom().allow("127.0.0.1/32").build())
                         .build())
                 .retryPolicy(REGULAR)
+                // A delivery that gets no permit within 250 ms is snoozed (no attempt spent) instead of
+                // holding a worker thread for the default 2 s: bursts to the rate-limited endpoint
+                // would otherwise occupy most of the worker's 8 threads and starve the other kinds.
+                .maxPermitWait(Duration.ofMillis(250))
                 .endpointCacheTtl(Duration.ofSeconds(5))
                 .build();
     }
