@@ -753,6 +753,10 @@ public final class ChaosDriver {
             incarnation++;
             String workerId = "chaos-w" + index + "-i" + incarnation;
             double crash = random.nextDouble() < config.crashPointShare() ? config.crashPointProbability() : 0;
+            // The broken-fencing control must see a re-run after an unfenced effect commit in every
+            // run, not only when a zombie happens to hold local jobs: halting after the handler does
+            // exactly that (expected about five local duplicates per control run).
+            double afterHandler = config.brokenFencing() ? Math.max(crash, 0.02) : crash;
             long seed = random.nextLong();
             List<String> cmd = workerJvm();
             cmd.addAll(List.of(
@@ -766,7 +770,7 @@ public final class ChaosDriver {
                     "-Dchaos.visibilityMs=" + config.visibilityTimeout().toMillis(),
                     "-Dchaos.heartbeatMs=" + config.heartbeatInterval().toMillis(),
                     "-Dchaos.crash.afterClaim=" + crash,
-                    "-Dchaos.crash.afterHandler=" + crash,
+                    "-Dchaos.crash.afterHandler=" + afterHandler,
                     "-Dchaos.crash.duringCommit=" + crash,
                     WorkerMain.class.getName()));
             logFile = logDir.resolve(workerId + ".log");
