@@ -43,7 +43,7 @@ public record ChaosConfig(
                 seedFromProperty(),
                 3,
                 10_500,
-                Duration.ofSeconds(300),
+                Duration.ofSeconds(420),
                 40,
                 1500,
                 0,
