@@ -4,6 +4,7 @@ import dev.postbox.Job;
 import dev.postbox.http.AttemptResult;
 import dev.postbox.http.webhook.Endpoint;
 import dev.postbox.http.webhook.WebhookListener;
+import dev.postbox.spring.internal.Poller;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -17,9 +18,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -69,11 +67,9 @@ public class PostboxHttpMetrics implements WebhookListener, SmartLifecycle {
 
     private final MeterRegistry registry;
     private final Supplier<List<Endpoint>> endpoints;
-    private final Duration interval;
     private final Map<String, AtomicInteger> disabled = new ConcurrentHashMap<>();
     private final Map<String, Gauge> gauges = new ConcurrentHashMap<>();
-    private final Object lifecycleLock = new Object();
-    private @Nullable ScheduledExecutorService executor;
+    private final Poller poller;
     private volatile boolean failing;
 
     /**
@@ -81,12 +77,10 @@ public class PostboxHttpMetrics implements WebhookListener, SmartLifecycle {
      * @param interval how often the table is read for {@value #ENDPOINT_DISABLED}
      */
     public PostboxHttpMetrics(MeterRegistry registry, Supplier<List<Endpoint>> endpoints, Duration interval) {
-        if (interval.isNegative() || interval.isZero()) {
-            throw new IllegalArgumentException("poll interval must be positive, was " + interval);
-        }
         this.registry = registry;
         this.endpoints = endpoints;
-        this.interval = interval;
+        this.poller =
+                new Poller("postbox-http-metrics", interval, "postbox.metrics.queue-poll-interval", this::refresh);
     }
 
     /** The status class of an attempt: 2xx, 3xx, 4xx, 5xx, or none without a response. */
@@ -211,45 +205,17 @@ public class PostboxHttpMetrics implements WebhookListener, SmartLifecycle {
 
     @Override
     public void start() {
-        synchronized (lifecycleLock) {
-            if (executor != null) {
-                return;
-            }
-            ScheduledExecutorService ex = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "postbox-http-metrics");
-                t.setDaemon(true);
-                return t;
-            });
-            ex.scheduleWithFixedDelay(
-                    () -> {
-                        try {
-                            refresh();
-                        } catch (RuntimeException e) {
-                            log.warn("Postbox webhook metrics: updating gauges failed", e);
-                        }
-                    },
-                    0,
-                    interval.toMillis(),
-                    TimeUnit.MILLISECONDS);
-            executor = ex;
-        }
+        poller.start();
     }
 
     @Override
     public void stop() {
-        synchronized (lifecycleLock) {
-            if (executor != null) {
-                executor.shutdownNow();
-                executor = null;
-            }
-        }
+        poller.stop();
     }
 
     @Override
     public boolean isRunning() {
-        synchronized (lifecycleLock) {
-            return executor != null;
-        }
+        return poller.isRunning();
     }
 
     /** After the endpoint registrar, so the first poll sees the configured endpoints. */

@@ -2,6 +2,7 @@ package dev.postbox.spring.metrics;
 
 import dev.postbox.PostboxAdmin;
 import dev.postbox.QueueStats;
+import dev.postbox.spring.internal.Poller;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
@@ -10,12 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -35,14 +32,12 @@ public class PostboxQueueMetrics implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(PostboxQueueMetrics.class);
 
     private final Supplier<List<QueueStats>> stats;
-    private final Duration interval;
     private final Map<String, QueueHolder> holders = new ConcurrentHashMap<>();
     private final MultiGauge depth;
     private final MultiGauge oldestAge;
     private final MultiGauge dlqDepth;
     private final MultiGauge paused;
-    private final Object lifecycleLock = new Object();
-    private @Nullable ScheduledExecutorService executor;
+    private final Poller poller;
     private volatile boolean failing;
 
     /** Polls {@code admin.queues()} every {@code interval}. */
@@ -52,11 +47,8 @@ public class PostboxQueueMetrics implements SmartLifecycle {
 
     /** Polls the given source of statistics (for tests and custom sources). */
     public PostboxQueueMetrics(Supplier<List<QueueStats>> stats, MeterRegistry registry, Duration interval) {
-        if (interval.isNegative() || interval.isZero()) {
-            throw new IllegalArgumentException("postbox.metrics.queue-poll-interval must be positive, was " + interval);
-        }
         this.stats = stats;
-        this.interval = interval;
+        this.poller = new Poller("postbox-metrics", interval, "postbox.metrics.queue-poll-interval", this::refresh);
         this.depth = MultiGauge.builder(PostboxMetrics.QUEUE_DEPTH)
                 .description("Jobs per queue and state (cluster-wide)")
                 .register(registry);
@@ -129,43 +121,16 @@ public class PostboxQueueMetrics implements SmartLifecycle {
 
     @Override
     public void start() {
-        synchronized (lifecycleLock) {
-            if (executor != null) {
-                return;
-            }
-            ScheduledExecutorService ex = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "postbox-metrics");
-                t.setDaemon(true);
-                return t;
-            });
-            ex.scheduleWithFixedDelay(this::poll, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
-            executor = ex;
-        }
-    }
-
-    private void poll() {
-        try {
-            refresh();
-        } catch (RuntimeException e) {
-            // never let the scheduled task die
-            log.warn("Postbox queue metrics: updating gauges failed", e);
-        }
+        poller.start();
     }
 
     @Override
     public void stop() {
-        synchronized (lifecycleLock) {
-            if (executor != null) {
-                executor.shutdownNow();
-                executor = null;
-            }
-        }
+        poller.stop();
     }
 
     @Override
     public boolean isRunning() {
-        synchronized (lifecycleLock) {
-            return executor != null;
-        }
+        return poller.isRunning();
     }
 }
