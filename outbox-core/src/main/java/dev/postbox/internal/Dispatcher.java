@@ -112,13 +112,7 @@ final class Dispatcher implements Runnable {
                     break;
                 }
                 if (backlog) {
-                    if (room.availablePermits() < minimumClaim) {
-                        waitingForRoom = true;
-                        if (room.availablePermits() < minimumClaim) {
-                            wakeUp.await(config.pollInterval());
-                        }
-                        waitingForRoom = false;
-                    }
+                    awaitRoom();
                 } else {
                     wakeUp.await(config.pollInterval());
                 }
@@ -135,6 +129,26 @@ final class Dispatcher implements Runnable {
                     return;
                 }
             }
+        }
+    }
+
+    /**
+     * After a full batch: waits until a worthwhile claim fits (a quarter batch of room), so that
+     * each freed slot does not cost a claim statement of its own; at most one poll interval.
+     */
+    private void awaitRoom() throws InterruptedException {
+        long deadline = System.nanoTime() + config.pollInterval().toNanos();
+        waitingForRoom = true;
+        try {
+            while (running && room.availablePermits() < minimumClaim) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return;
+                }
+                wakeUp.await(java.time.Duration.ofNanos(left));
+            }
+        } finally {
+            waitingForRoom = false;
         }
     }
 
