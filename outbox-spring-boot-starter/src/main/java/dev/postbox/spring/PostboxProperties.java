@@ -182,7 +182,7 @@ public class PostboxProperties {
 
         /**
          * Claimed jobs that may wait locally for a free thread (their leases are kept alive); by
-         * default the claim batch size.
+         * default twice the claim batch size.
          */
         private @Nullable Integer prefetch;
 
