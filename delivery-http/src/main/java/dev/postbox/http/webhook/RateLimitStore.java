@@ -99,8 +99,31 @@ final class RateLimitStore {
         }
     }
 
-    /** Creates or reconfigures a bucket; a new bucket starts full, a changed one keeps at most {@code burst} tokens. */
-    static void upsert(Connection c, String key, double rate, int burst) throws SQLException {
+    /**
+     * How much later than its grant a request may reach the receiver compared with its neighbours
+     * (thread scheduling, connection reuse, GC), allowed for in the bucket's capacity.
+     */
+    static final Duration SEND_JITTER_ALLOWANCE = Duration.ofMillis(50);
+
+    /**
+     * The bucket's capacity for a configured burst: the burst less the permits the endpoint's rate
+     * earns during {@link #SEND_JITTER_ALLOWANCE} (at least 1). The bucket bounds grants to {@code
+     * rate + capacity} per second; requests are sent a variable moment after their grant, and a
+     * request delayed past a window boundary lands in the next window together with that window's
+     * grants. Holding this headroom back keeps what the receiver sees within {@code rate + burst}
+     * in any second, as long as send jitter stays within the allowance.
+     */
+    static int capacity(double rate, int burst) {
+        long headroom = (long) Math.ceil(rate * SEND_JITTER_ALLOWANCE.toNanos() / 1e9);
+        return (int) Math.max(1, burst - headroom);
+    }
+
+    /**
+     * Creates or reconfigures a bucket of the endpoint's rate and {@linkplain #capacity capacity};
+     * a new bucket starts full, a changed one keeps at most its capacity in tokens.
+     */
+    static void upsert(Connection c, String key, double rate, int configuredBurst) throws SQLException {
+        int burst = capacity(rate, configuredBurst);
         try (PreparedStatement ps = c.prepareStatement("INSERT INTO outbox_rate_bucket"
                 + " (endpoint, rate_per_second, burst, tokens, updated_at) VALUES (?, ?, ?, ?, clock_timestamp())"
                 + " ON CONFLICT (endpoint) DO UPDATE SET rate_per_second = excluded.rate_per_second,"
