@@ -16,7 +16,9 @@ import dev.postbox.http.webhook.EndpointRegistry;
 import dev.postbox.http.webhook.HttpDeliveryModule;
 import dev.postbox.http.webhook.Webhooks;
 import dev.postbox.testing.TestDatabase;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,8 +27,10 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -97,6 +101,11 @@ public final class ChaosDriver {
     private String workerClassPath;
     private String receiverUrl;
     private Path logDir;
+    /** Soak only ({@code -Dchaos.ownServer=true}): the embedded server this driver started and may restart. */
+    private volatile EmbeddedPostgres ownServer;
+
+    private Path ownServerDir;
+    private final AtomicInteger pgRestarts = new AtomicInteger();
 
     public ChaosDriver(ChaosConfig config) {
         this.config = config;
@@ -116,7 +125,9 @@ public final class ChaosDriver {
                 config.seed(),
                 config.seed());
         System.out.println("CHAOS SEED " + config.seed() + " (" + config.name() + ")");
-        String adminUrl = config.adminJdbcUrl() != null ? config.adminJdbcUrl() : TestDatabase.adminUrl();
+        String adminUrl = config.adminJdbcUrl() != null
+                ? config.adminJdbcUrl()
+                : Boolean.getBoolean("chaos.ownServer") ? startOwnServer() : TestDatabase.adminUrl();
         String dbName = "chaos_" + Long.toHexString(config.seed() & 0xffffffL) + "_"
                 + Long.toHexString(System.nanoTime() & 0xffffffL);
         try (Connection c = DriverManager.getConnection(adminUrl);
@@ -169,16 +180,20 @@ public final class ChaosDriver {
                 monitor.start();
                 Thread injector = new Thread(this::injectFaults, "chaos-injector");
                 injector.setDaemon(true);
+                Thread pgRestarter = new Thread(this::restartServerPeriodically, "chaos-pg-restarter");
+                pgRestarter.setDaemon(true);
                 // outbox only, never started: the producer's side of Postbox and delivery-http
                 Postbox postbox = http.installInto(Postbox.builder(ds)).build();
                 engine.set(postbox);
                 Producer producer =
                         new Producer(ds, postbox.outbox(), http.webhooks(), new SplittableRandom(producerSeed));
                 injector.start();
+                pgRestarter.start();
                 producer.run();
                 long produced = System.nanoTime();
                 faultsOn = false;
                 injector.join(15_000);
+                pgRestarter.join(120_000);
                 scheduler.shutdownNow();
                 resumeAll();
                 timeline.add("producer stopped; faults off", "-", producer.committedIntents + " intents committed");
@@ -215,6 +230,11 @@ public final class ChaosDriver {
                 result.put("zombiesFenced", logs.staleTokens());
                 result.put("connectionKillRounds", connectionKillRounds.get());
                 result.put("connectionsKilled", connectionsKilled.get());
+                if (ownServer != null) {
+                    result.put("pgRestarts", pgRestarts.get());
+                    result.put("producerRetries", producer.retries);
+                    result.put("ambiguousCommits", producer.ambiguousCommits);
+                }
                 result.put("receiverRequests", receiver.requests.get());
                 result.put("receiver5xx", receiver.faults5xx.get());
                 result.put("receiverTimeoutsAfterApply", receiver.faultsTimeout.get());
@@ -238,7 +258,80 @@ public final class ChaosDriver {
             if (!Boolean.getBoolean("chaos.keepDatabase")) {
                 dropDatabase(adminUrl, dbName);
             }
+            stopOwnServer();
         }
+    }
+
+    // ---------------------------------------------------------------- owned server (soak)
+
+    /**
+     * Starts an embedded PostgreSQL owned by this run, on a data directory that survives restarts
+     * ({@link #restartServer}); returns its admin URL.
+     */
+    private String startOwnServer() throws IOException {
+        ownServerDir = Files.createTempDirectory("chaos-pg-");
+        ownServer = EmbeddedPostgres.builder()
+                .setDataDirectory(ownServerDir)
+                .setCleanDataDirectory(false)
+                .start();
+        log.info("Chaos run owns its PostgreSQL: port {}, data {}", ownServer.getPort(), ownServerDir);
+        return ownServer.getJdbcUrl("postgres", "postgres");
+    }
+
+    private void stopOwnServer() {
+        EmbeddedPostgres pg = ownServer;
+        if (pg == null) {
+            return;
+        }
+        try {
+            pg.close();
+            try (var files = Files.walk(ownServerDir)) {
+                for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
+            }
+        } catch (IOException e) {
+            log.warn("stopping the owned PostgreSQL failed", e);
+        }
+    }
+
+    /** {@code chaos.pgRestartEverySeconds} > 0 and an owned server: stop and start it while faults are on. */
+    private void restartServerPeriodically() {
+        long everyMs = Long.getLong("chaos.pgRestartEverySeconds", 0) * 1000;
+        if (everyMs <= 0) {
+            return;
+        }
+        if (ownServer == null) {
+            log.warn("chaos.pgRestartEverySeconds ignored: the harness does not own the server (chaos.ownServer)");
+            return;
+        }
+        while (faultsOn) {
+            long until = System.currentTimeMillis() + everyMs;
+            while (faultsOn && System.currentTimeMillis() < until) {
+                sleep(50);
+            }
+            if (faultsOn) {
+                restartServer();
+            }
+        }
+    }
+
+    /** Stops the owned server (fast shutdown) and starts it again on the same data directory and port. */
+    private void restartServer() {
+        long t0 = System.nanoTime();
+        int port = ownServer.getPort();
+        try {
+            ownServer.close();
+            ownServer = EmbeddedPostgres.builder()
+                    .setDataDirectory(ownServerDir)
+                    .setCleanDataDirectory(false)
+                    .setPort(port)
+                    .start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("restarting the owned PostgreSQL failed", e);
+        }
+        pgRestarts.incrementAndGet();
+        timeline.add("PostgreSQL restart", "-", "down " + (System.nanoTime() - t0) / 1_000_000 + " ms, port " + port);
     }
 
     static List<String> endpointNames() {
@@ -288,9 +381,10 @@ public final class ChaosDriver {
         private final JdbcTemplate jdbc;
         long committedIntents;
         long rolledBackIntents;
-        long unknownIntents;
         long backPressureWaits;
         long bursts;
+        long retries;
+        long ambiguousCommits;
         private long txId;
         private long seq;
 
@@ -312,33 +406,30 @@ public final class ChaosDriver {
             long next = start;
             long lastLog = start;
             long nextBurst = start + BURST_EVERY_MS * 1_000_000L;
-            try (Connection side = ds.getConnection()) {
-                side.setAutoCommit(true);
-                while (System.nanoTime() < deadline && !enough()) {
-                    long sleep = next - System.nanoTime();
-                    if (sleep > 0) {
-                        TimeUnit.NANOSECONDS.sleep(sleep);
-                    }
-                    next += intervalNanos;
-                    boolean burst = System.nanoTime() >= nextBurst;
-                    if (burst) {
-                        nextBurst += BURST_EVERY_MS * 1_000_000L;
-                        bursts++;
-                    }
-                    businessTransaction(side, burst);
-                    if (txId % 25 == 0) {
-                        awaitBacklogBelow(side, start, deadline);
-                        next = Math.max(next, System.nanoTime());
-                    }
-                    if (System.nanoTime() - lastLog > 15_000_000_000L) {
-                        lastLog = System.nanoTime();
-                        log.info(
-                                "producer: {} intents committed, {} rolled back; kills {}, halts {}",
-                                committedIntents,
-                                rolledBackIntents,
-                                workerKills.get(),
-                                crashPointHalts.get());
-                    }
+            while (System.nanoTime() < deadline && !enough()) {
+                long sleep = next - System.nanoTime();
+                if (sleep > 0) {
+                    TimeUnit.NANOSECONDS.sleep(sleep);
+                }
+                next += intervalNanos;
+                boolean burst = System.nanoTime() >= nextBurst;
+                if (burst) {
+                    nextBurst += BURST_EVERY_MS * 1_000_000L;
+                    bursts++;
+                }
+                businessTransaction(burst);
+                if (txId % 25 == 0) {
+                    awaitBacklogBelow(deadline);
+                    next = Math.max(next, System.nanoTime());
+                }
+                if (System.nanoTime() - lastLog > 15_000_000_000L) {
+                    lastLog = System.nanoTime();
+                    log.info(
+                            "producer: {} intents committed, {} rolled back; kills {}, halts {}",
+                            committedIntents,
+                            rolledBackIntents,
+                            workerKills.get(),
+                            crashPointHalts.get());
                 }
             }
         }
@@ -347,15 +438,15 @@ public final class ChaosDriver {
          * Back-pressure: while more than {@code chaos.maxBacklog} jobs are live, wait. The workers'
          * capacity, not the producer's pace, then sets the run's length, and the drain stays short.
          */
-        private void awaitBacklogBelow(Connection side, long start, long deadline)
-                throws SQLException, InterruptedException {
+        private void awaitBacklogBelow(long deadline) throws SQLException, InterruptedException {
             while (System.nanoTime() < deadline) {
-                long live;
-                try (Statement s = side.createStatement();
-                        ResultSet rs = s.executeQuery("SELECT count(*) FROM outbox_job")) {
-                    rs.next();
-                    live = rs.getLong(1);
-                }
+                long live = retrying(c -> {
+                    try (Statement s = c.createStatement();
+                            ResultSet rs = s.executeQuery("SELECT count(*) FROM outbox_job")) {
+                        rs.next();
+                        return rs.getLong(1);
+                    }
+                });
                 if (live <= config.maxBacklog()) {
                     return;
                 }
@@ -386,7 +477,7 @@ public final class ChaosDriver {
          * burst, {@link #LIMITED_BURST_SIZE} webhooks to the rate-limited endpoint), committed or
          * rolled back on purpose.
          */
-        private void businessTransaction(Connection side, boolean burst) throws SQLException {
+        private void businessTransaction(boolean burst) throws SQLException, InterruptedException {
             long tx = ++txId;
             boolean rollback = random.nextDouble() < config.rollbackShare();
             int n = burst ? LIMITED_BURST_SIZE : 1 + random.nextInt(4);
@@ -415,33 +506,71 @@ public final class ChaosDriver {
                             new Intent(RX + ":" + key, RX + ":" + key, KIND_WEBHOOK, "ordw-" + random.nextInt(16), s));
                 }
             }
-            Boolean committed;
+            Boolean committed = null;
             long[] enqueuedMs = {System.currentTimeMillis()};
             boolean[] callbackDone = {false};
-            try {
-                transactions.executeWithoutResult(status -> {
-                    jdbc.update("INSERT INTO chaos_order (tx_id, intents) VALUES (?, ?)", tx, intents.size());
-                    for (Intent i : intents) {
-                        enqueue(tx, i);
+            for (int attempt = 1; ; attempt++) {
+                callbackDone[0] = false;
+                try {
+                    transactions.executeWithoutResult(status -> {
+                        jdbc.update("INSERT INTO chaos_order (tx_id, intents) VALUES (?, ?)", tx, intents.size());
+                        for (Intent i : intents) {
+                            enqueue(tx, i);
+                        }
+                        enqueuedMs[0] = System.currentTimeMillis();
+                        if (rollback) {
+                            status.setRollbackOnly();
+                        }
+                        callbackDone[0] = true;
+                    });
+                    committed = !rollback;
+                } catch (RuntimeException e) {
+                    if (callbackDone[0] && !rollback) {
+                        committed = null; // the commit failed: outcome resolved later from chaos_order
+                    } else if (!callbackDone[0] && connectionError(e) && attempt < 60) {
+                        // failed before commit (e.g. PostgreSQL restarting): nothing committed, run it again
+                        retries++;
+                        Thread.sleep(500);
+                        continue;
+                    } else {
+                        log.warn("business transaction {} failed before commit; rolled back", tx, e);
+                        committed = false;
                     }
-                    enqueuedMs[0] = System.currentTimeMillis();
-                    if (rollback) {
-                        status.setRollbackOnly();
-                    }
-                    callbackDone[0] = true;
-                });
-                committed = !rollback;
-            } catch (RuntimeException e) {
-                if (callbackDone[0] && !rollback) {
-                    committed = null; // the commit failed: outcome resolved later from chaos_order
-                } else {
-                    log.warn("business transaction {} failed before commit; rolled back", tx, e);
-                    committed = false;
                 }
+                break;
             }
+            // Recorded outside the business transaction. An unknown outcome (the commit threw: it may or
+            // may not have committed) stays NULL here; the checker decides it from the chaos_order row.
+            Boolean outcome = committed;
+            retrying(side -> {
+                insertIntents(side, tx, intents, outcome, enqueuedMs[0]);
+                return null;
+            });
+            if (committed == null) {
+                ambiguousCommits++;
+                // count only what committed: read back the order row once the server answers again
+                committed = retrying(c -> {
+                    try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM chaos_order WHERE tx_id = ?")) {
+                        ps.setLong(1, tx);
+                        try (ResultSet rs = ps.executeQuery()) {
+                            return rs.next();
+                        }
+                    }
+                });
+                log.info("business transaction {}: commit outcome unknown, order row present: {}", tx, committed);
+            }
+            if (committed) {
+                committedIntents += intents.size();
+            } else {
+                rolledBackIntents += intents.size();
+            }
+        }
+
+        private void insertIntents(Connection side, long tx, List<Intent> intents, Boolean committed, long enqueuedMs)
+                throws SQLException {
             try (PreparedStatement ps = side.prepareStatement("INSERT INTO chaos_intent"
                     + " (intent_key, tx_id, kind, ordering_key, seq, committed, enqueued_ms, job_key)"
-                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (intent_key) DO NOTHING")) {
                 for (Intent i : intents) {
                     ps.setString(1, i.key());
                     ps.setLong(2, tx);
@@ -453,18 +582,29 @@ public final class ChaosDriver {
                     } else {
                         ps.setBoolean(6, committed);
                     }
-                    ps.setLong(7, enqueuedMs[0]);
+                    ps.setLong(7, enqueuedMs);
                     ps.setString(8, i.jobKey());
                     ps.addBatch();
                 }
                 ps.executeBatch();
             }
-            if (committed == null) {
-                unknownIntents += intents.size();
-            } else if (committed) {
-                committedIntents += intents.size();
-            } else {
-                rolledBackIntents += intents.size();
+        }
+
+        /**
+         * Runs {@code work} on a pooled auto-commit connection, again on a fresh one after a connection
+         * error (the server restarting), for up to a minute.
+         */
+        private <T> T retrying(SqlWork<T> work) throws SQLException, InterruptedException {
+            for (int attempt = 1; ; attempt++) {
+                try (Connection c = ds.getConnection()) {
+                    return work.run(c);
+                } catch (SQLException e) {
+                    if (!connectionError(e) || attempt >= 60) {
+                        throw e;
+                    }
+                    retries++;
+                    Thread.sleep(1_000);
+                }
             }
         }
 
@@ -505,6 +645,30 @@ public final class ChaosDriver {
                             .build());
             }
         }
+    }
+
+    @FunctionalInterface
+    private interface SqlWork<T> {
+        T run(Connection c) throws SQLException;
+    }
+
+    /**
+     * A lost or refused connection (SQL state class 08, 57P01-57P03 admin shutdown / crash / cannot
+     * connect now, or the pool's timeout) anywhere in the cause chain.
+     */
+    static boolean connectionError(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLTransientConnectionException) {
+                return true;
+            }
+            if (t instanceof SQLException sql && sql.getSQLState() != null) {
+                String state = sql.getSQLState();
+                if (state.startsWith("08") || state.startsWith("57P")) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     // ---------------------------------------------------------------- faults
