@@ -1,6 +1,5 @@
 package dev.postbox.chaos;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.JobRequest;
 import dev.postbox.Outbox;
@@ -16,9 +15,7 @@ import dev.postbox.http.webhook.EndpointRegistry;
 import dev.postbox.http.webhook.HttpDeliveryModule;
 import dev.postbox.http.webhook.Webhooks;
 import dev.postbox.testing.TestDatabase;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,7 +27,6 @@ import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -102,10 +98,7 @@ public final class ChaosDriver {
     private String receiverUrl;
     private Path logDir;
     /** Soak only ({@code -Dchaos.ownServer=true}): the embedded server this driver started and may restart. */
-    private volatile EmbeddedPostgres ownServer;
-
-    private Path ownServerDir;
-    private final AtomicInteger pgRestarts = new AtomicInteger();
+    private OwnedPostgres ownServer;
 
     public ChaosDriver(ChaosConfig config) {
         this.config = config;
@@ -134,7 +127,7 @@ public final class ChaosDriver {
                 Statement s = c.createStatement()) {
             s.execute("CREATE DATABASE " + dbName);
         }
-        String dbUrl = withDatabase(adminUrl, dbName);
+        String dbUrl = ChaosDatabases.withDatabase(adminUrl, dbName);
         logDir = config.reportDir().resolve(config.name() + "-workers");
         Files.createDirectories(logDir);
         try (var old = Files.list(logDir)) {
@@ -142,8 +135,8 @@ public final class ChaosDriver {
                 Files.delete(p); // markers are counted from these files: no leftovers from earlier runs
             }
         }
-        try (HikariDataSource ds = pool(dbUrl, "chaos-driver", 4);
-                HikariDataSource receiverDs = pool(dbUrl, "chaos-receiver", 8)) {
+        try (HikariDataSource ds = ChaosDatabases.pool(dbUrl, "chaos-driver", 4);
+                HikariDataSource receiverDs = ChaosDatabases.pool(dbUrl, "chaos-receiver", 8)) {
             new SchemaInstaller(ds).install();
             ChaosSchema.install(ds, config.receiverDedup());
             long receiverSeed = faults.nextLong();
@@ -231,7 +224,7 @@ public final class ChaosDriver {
                 result.put("connectionKillRounds", connectionKillRounds.get());
                 result.put("connectionsKilled", connectionsKilled.get());
                 if (ownServer != null) {
-                    result.put("pgRestarts", pgRestarts.get());
+                    result.put("pgRestarts", ownServer.restarts());
                     result.put("producerRetries", producer.retries);
                     result.put("ambiguousCommits", producer.ambiguousCommits);
                 }
@@ -256,7 +249,7 @@ public final class ChaosDriver {
             stopAll();
             scheduler.shutdownNow();
             if (!Boolean.getBoolean("chaos.keepDatabase")) {
-                dropDatabase(adminUrl, dbName);
+                ChaosDatabases.dropDatabase(adminUrl, dbName);
             }
             stopOwnServer();
         }
@@ -264,34 +257,14 @@ public final class ChaosDriver {
 
     // ---------------------------------------------------------------- owned server (soak)
 
-    /**
-     * Starts an embedded PostgreSQL owned by this run, on a data directory that survives restarts
-     * ({@link #restartServer}); returns its admin URL.
-     */
     private String startOwnServer() throws IOException {
-        ownServerDir = Files.createTempDirectory("chaos-pg-");
-        ownServer = EmbeddedPostgres.builder()
-                .setDataDirectory(ownServerDir)
-                .setCleanDataDirectory(false)
-                .start();
-        log.info("Chaos run owns its PostgreSQL: port {}, data {}", ownServer.getPort(), ownServerDir);
-        return ownServer.getJdbcUrl("postgres", "postgres");
+        ownServer = OwnedPostgres.start();
+        return ownServer.adminUrl();
     }
 
     private void stopOwnServer() {
-        EmbeddedPostgres pg = ownServer;
-        if (pg == null) {
-            return;
-        }
-        try {
-            pg.close();
-            try (var files = Files.walk(ownServerDir)) {
-                for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(p);
-                }
-            }
-        } catch (IOException e) {
-            log.warn("stopping the owned PostgreSQL failed", e);
+        if (ownServer != null) {
+            ownServer.close();
         }
     }
 
@@ -316,22 +289,9 @@ public final class ChaosDriver {
         }
     }
 
-    /** Stops the owned server (fast shutdown) and starts it again on the same data directory and port. */
     private void restartServer() {
-        long t0 = System.nanoTime();
-        int port = ownServer.getPort();
-        try {
-            ownServer.close();
-            ownServer = EmbeddedPostgres.builder()
-                    .setDataDirectory(ownServerDir)
-                    .setCleanDataDirectory(false)
-                    .setPort(port)
-                    .start();
-        } catch (IOException e) {
-            throw new UncheckedIOException("restarting the owned PostgreSQL failed", e);
-        }
-        pgRestarts.incrementAndGet();
-        timeline.add("PostgreSQL restart", "-", "down " + (System.nanoTime() - t0) / 1_000_000 + " ms, port " + port);
+        long downMillis = ownServer.restart();
+        timeline.add("PostgreSQL restart", "-", "down " + downMillis + " ms, port " + ownServer.port());
     }
 
     static List<String> endpointNames() {
@@ -1044,33 +1004,6 @@ public final class ChaosDriver {
 
     private String workerJdbcUrlFor(String applicationName) {
         return workerJdbcUrl + (workerJdbcUrl.contains("?") ? "&" : "?") + "ApplicationName=" + applicationName;
-    }
-
-    // ---------------------------------------------------------------- database
-
-    private static HikariDataSource pool(String url, String applicationName, int size) {
-        HikariConfig hc = new HikariConfig();
-        hc.setJdbcUrl(url + (url.contains("?") ? "&" : "?") + "ApplicationName=" + applicationName);
-        hc.setMaximumPoolSize(size);
-        hc.setMinimumIdle(1);
-        hc.setConnectionTimeout(15_000);
-        hc.setPoolName(applicationName);
-        return new HikariDataSource(hc);
-    }
-
-    static String withDatabase(String url, String database) {
-        int slash = url.indexOf('/', "jdbc:postgresql://".length());
-        int query = url.indexOf('?', slash);
-        return url.substring(0, slash + 1) + database + (query >= 0 ? url.substring(query) : "");
-    }
-
-    private static void dropDatabase(String adminUrl, String name) {
-        try (Connection c = DriverManager.getConnection(adminUrl);
-                Statement s = c.createStatement()) {
-            s.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
-        } catch (SQLException e) {
-            log.warn("Dropping chaos database {} failed", name, e);
-        }
     }
 
     private static void sleep(long millis) {

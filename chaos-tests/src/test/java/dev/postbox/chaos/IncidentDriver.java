@@ -1,6 +1,5 @@
 package dev.postbox.chaos;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.EnqueueResult;
 import dev.postbox.JobRequest;
@@ -178,7 +177,7 @@ final class IncidentDriver {
                 Statement s = c.createStatement()) {
             s.execute("CREATE DATABASE " + dbName);
         }
-        dbUrl = withDatabase(adminUrl, dbName);
+        dbUrl = ChaosDatabases.withDatabase(adminUrl, dbName);
         logDir = config.reportDir().resolve("incident-" + config.name() + "-workers");
         Files.createDirectories(logDir);
         try (Stream<Path> old = Files.list(logDir)) {
@@ -187,7 +186,7 @@ final class IncidentDriver {
             }
         }
         Map<String, Object> values = new LinkedHashMap<>();
-        try (HikariDataSource ds = pool(dbUrl, "incident-driver", 4)) {
+        try (HikariDataSource ds = ChaosDatabases.pool(dbUrl, "incident-driver", 4)) {
             new SchemaInstaller(ds).install();
             try (Connection c = ds.getConnection();
                     Statement s = c.createStatement()) {
@@ -375,7 +374,9 @@ final class IncidentDriver {
         } finally {
             stopping = true;
             stopAll();
-            dropDatabase(adminUrl, dbName);
+            if (!Boolean.getBoolean("incident.keepDatabase")) {
+                ChaosDatabases.dropDatabase(adminUrl, dbName);
+            }
         }
         return new Run(config, List.copyOf(samples), sortedEvents(), values);
     }
@@ -989,36 +990,6 @@ final class IncidentDriver {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-        }
-    }
-
-    // ---------------------------------------------------------------- database
-
-    private static HikariDataSource pool(String url, String applicationName, int size) {
-        HikariConfig hc = new HikariConfig();
-        hc.setJdbcUrl(url + (url.contains("?") ? "&" : "?") + "ApplicationName=" + applicationName);
-        hc.setMaximumPoolSize(size);
-        hc.setMinimumIdle(1);
-        hc.setConnectionTimeout(15_000);
-        hc.setPoolName(applicationName);
-        return new HikariDataSource(hc);
-    }
-
-    private static String withDatabase(String url, String database) {
-        int slash = url.indexOf('/', "jdbc:postgresql://".length());
-        int query = url.indexOf('?', slash);
-        return url.substring(0, slash + 1) + database + (query >= 0 ? url.substring(query) : "");
-    }
-
-    private static void dropDatabase(String adminUrl, String name) {
-        if (Boolean.getBoolean("incident.keepDatabase")) {
-            return;
-        }
-        try (Connection c = DriverManager.getConnection(adminUrl);
-                Statement s = c.createStatement()) {
-            s.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
-        } catch (SQLException e) {
-            log.warn("Dropping incident database {} failed", name, e);
         }
     }
 }

@@ -107,7 +107,7 @@ public final class TestDatabase {
     }
 
     /** Replaces the database name in a PostgreSQL JDBC URL. */
-    static String withDatabase(String url, String database) {
+    public static String withDatabase(String url, String database) {
         int slash = url.indexOf('/', "jdbc:postgresql://".length());
         int query = url.indexOf('?', slash);
         return url.substring(0, slash + 1) + database + (query >= 0 ? url.substring(query) : "");
