@@ -411,40 +411,11 @@ public class PostboxProperties {
         }
     }
 
-    /** Exponential backoff with full jitter: the delay after attempt n is random(0, min(cap, base * 2^(n-1))). */
-    public static class Retry {
+    /** The default retry policy of jobs (kinds may override it under {@code postbox.handlers}). */
+    public static class Retry extends RetryProperties {
 
-        /** Backoff base: the ceiling of the first retry delay. */
-        private Duration base = RetryPolicy.DEFAULT_BASE;
-
-        /** Backoff cap: the largest retry delay. */
-        private Duration cap = RetryPolicy.DEFAULT_CAP;
-
-        /** Attempts before a job is dead-lettered. */
-        private int maxAttempts = RetryPolicy.DEFAULT_MAX_ATTEMPTS;
-
-        public Duration getBase() {
-            return base;
-        }
-
-        public void setBase(Duration base) {
-            this.base = base;
-        }
-
-        public Duration getCap() {
-            return cap;
-        }
-
-        public void setCap(Duration cap) {
-            this.cap = cap;
-        }
-
-        public int getMaxAttempts() {
-            return maxAttempts;
-        }
-
-        public void setMaxAttempts(int maxAttempts) {
-            this.maxAttempts = maxAttempts;
+        public Retry() {
+            super(RetryPolicy.DEFAULT_BASE, RetryPolicy.DEFAULT_CAP, RetryPolicy.DEFAULT_MAX_ATTEMPTS);
         }
     }
 

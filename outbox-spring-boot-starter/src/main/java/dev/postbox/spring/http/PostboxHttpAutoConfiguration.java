@@ -2,7 +2,6 @@ package dev.postbox.spring.http;
 
 import dev.postbox.JsonCodec;
 import dev.postbox.Postbox;
-import dev.postbox.RetryPolicy;
 import dev.postbox.http.EndpointTimeouts;
 import dev.postbox.http.HttpDelivery;
 import dev.postbox.http.SsrfPolicy;
@@ -64,17 +63,12 @@ public final class PostboxHttpAutoConfiguration {
             HttpDelivery delivery,
             PostboxHttpProperties properties,
             ObjectProvider<WebhookListener> listeners) {
-        PostboxHttpProperties.Retry retry = properties.getRetry();
         PostboxHttpProperties.SustainedFailure sustained = properties.getSustainedFailure();
         HttpDeliveryModule.Builder b = HttpDeliveryModule.builder(dataSource, postbox::getObject)
                 .delivery(delivery)
                 .codec(codec)
                 .listener(CompositeWebhookListener.of(listeners.orderedStream().toList()))
-                .retryPolicy(RetryPolicy.custom()
-                        .base(retry.getBase())
-                        .cap(retry.getCap())
-                        .maxAttempts(retry.getMaxAttempts())
-                        .build())
+                .retryPolicy(properties.getRetry().toPolicy())
                 .queue(properties.getQueue())
                 .maxPayloadBytes(properties.getMaxPayloadBytes())
                 .maxPermitWait(properties.getMaxPermitWait())

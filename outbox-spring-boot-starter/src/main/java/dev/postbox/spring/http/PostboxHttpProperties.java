@@ -1,5 +1,6 @@
 package dev.postbox.spring.http;
 
+import dev.postbox.spring.RetryProperties;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -198,40 +199,11 @@ public class PostboxHttpProperties {
         }
     }
 
-    /** Delivery retry policy: exponential backoff with full jitter. */
-    public static class Retry {
+    /** Delivery retry policy: base 5 s, cap 1 h, 12 attempts (endpoints recover slowly). */
+    public static class Retry extends RetryProperties {
 
-        /** Backoff of the first retry; it doubles per attempt up to the cap. */
-        private Duration base = Duration.ofSeconds(5);
-
-        /** Largest backoff between two attempts. */
-        private Duration cap = Duration.ofHours(1);
-
-        /** Attempts in all (the first included) before the delivery is dead-lettered. */
-        private int maxAttempts = 12;
-
-        public Duration getBase() {
-            return base;
-        }
-
-        public void setBase(Duration base) {
-            this.base = base;
-        }
-
-        public Duration getCap() {
-            return cap;
-        }
-
-        public void setCap(Duration cap) {
-            this.cap = cap;
-        }
-
-        public int getMaxAttempts() {
-            return maxAttempts;
-        }
-
-        public void setMaxAttempts(int maxAttempts) {
-            this.maxAttempts = maxAttempts;
+        public Retry() {
+            super(Duration.ofSeconds(5), Duration.ofHours(1), 12);
         }
     }
 

@@ -33,7 +33,7 @@ public final class HandlerRegistrations {
     public static HandlerRegistration of(HandlerMethod handler, PostboxProperties properties, BeanFactory beanFactory) {
         OutboxHandler annotation = handler.annotation();
         PostboxProperties.Handler overrides = properties.getHandlers().get(handler.kind());
-        RetryPolicy defaults = PostboxConfigFactory.retryPolicy(properties.getRetry());
+        RetryPolicy defaults = properties.getRetry().toPolicy();
 
         int maxAttempts = annotation.maxAttempts() > 0 ? annotation.maxAttempts() : defaults.maxAttempts();
         Duration base = duration(handler, "backoffBase", annotation.backoffBase(), defaults.base());

@@ -1,7 +1,6 @@
 package dev.postbox.spring.internal;
 
 import dev.postbox.PostboxConfig;
-import dev.postbox.RetryPolicy;
 import dev.postbox.spring.PostboxProperties;
 import java.util.LinkedHashSet;
 import java.util.concurrent.ThreadFactory;
@@ -33,7 +32,7 @@ public final class PostboxConfigFactory {
                         worker.getLaneWeights().getHigh(),
                         worker.getLaneWeights().getNormal(),
                         worker.getLaneWeights().getLow())
-                .retryPolicy(retryPolicy(properties.getRetry()))
+                .retryPolicy(properties.getRetry().toPolicy())
                 .attemptLog(properties.getAttemptLog())
                 .idempotencyWindow(properties.getIdempotencyWindow())
                 .maxPayloadBytes(properties.getMaxPayloadBytes())
@@ -50,14 +49,5 @@ public final class PostboxConfigFactory {
             b.workerId(worker.getId());
         }
         return b;
-    }
-
-    /** The default retry policy from {@code postbox.retry.*}. */
-    public static RetryPolicy retryPolicy(PostboxProperties.Retry retry) {
-        return RetryPolicy.custom()
-                .base(retry.getBase())
-                .cap(retry.getCap())
-                .maxAttempts(retry.getMaxAttempts())
-                .build();
     }
 }
