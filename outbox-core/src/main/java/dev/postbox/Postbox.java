@@ -93,10 +93,14 @@ public final class Postbox implements AutoCloseable {
         return engine.runDueJobs();
     }
 
-    /** Runs one rescue pass of expired leases now; returns {retried, dead}. Meant for tests and tools. */
+    /**
+     * Runs one rescue pass of expired leases now; returns {retried, dead, returned}: started
+     * attempts charged and retried, jobs dead-lettered, and unstarted attempts returned without
+     * charge. Meant for tests and tools.
+     */
     public int[] rescueExpiredLeases() {
         JobStore.Rescued rescued = engine.rescueNow();
-        return new int[] {rescued.retried(), rescued.dead()};
+        return new int[] {rescued.retried(), rescued.dead(), rescued.returned()};
     }
 
     @Override
