@@ -71,7 +71,7 @@ final class IncidentDriver {
         static Config fixed() {
             return new Config(
                     "fixed",
-                    "engine as shipped: attempt charged at claim, poison budget 3",
+                    "engine as shipped: only started attempts charged, poison budget 3",
                     Long.getLong("incident.seed", 20_250_801L),
                     Integer.getInteger("incident.workers", 3),
                     Integer.getInteger("incident.concurrency", 8),

@@ -52,9 +52,23 @@ class PoisonPillIncidentTest {
         assertThat(r.count("poisonDeadAtMs"))
                 .as(seed)
                 .isBetween(0L, config.poisonDeadLimit().toMillis());
-        assertThat(r.count("poisonAttemptsLogged")).as(seed).isEqualTo(config.poisonBudget());
-        // It took down a worker once per attempt, and no more.
-        assertThat(r.count("workerCrashesPoison")).as(seed).isEqualTo(config.poisonBudget());
+        // Only started attempts are charged (issue 11): the first crash usually comes before the
+        // batched start mark, so it is logged 'unstarted' and not charged; from then on the job is
+        // suspect, its start is recorded before its handler runs, and every crash is charged.
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> attempts =
+                (List<Map<String, Object>>) r.values().get("poisonAttempts");
+        assertThat(attempts)
+                .as("charged crashes, " + seed)
+                .filteredOn(a -> "lease_expired".equals(a.get("outcome")))
+                .hasSize(config.poisonBudget());
+        assertThat(attempts)
+                .as("crashes before any start was recorded, " + seed)
+                .filteredOn(a -> "unstarted".equals(a.get("outcome")))
+                .hasSizeBetween(0, 1);
+        assertThat(r.count("poisonAttemptsLogged")).as(seed).isEqualTo(attempts.size());
+        // It took down a worker once per logged attempt, and no more: its budget, plus at most one.
+        assertThat(r.count("workerCrashesPoison")).as(seed).isEqualTo(r.count("poisonAttemptsLogged"));
         assertThat(r.count("workerExitsOther")).as(seed).isZero();
 
         // The herd: everything done exactly once, nothing else dead.
