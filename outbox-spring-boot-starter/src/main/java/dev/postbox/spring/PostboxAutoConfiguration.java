@@ -1,6 +1,8 @@
 package dev.postbox.spring;
 
 import dev.postbox.HandlerRegistration;
+import dev.postbox.Jackson2JsonCodec;
+import dev.postbox.Jackson3JsonCodec;
 import dev.postbox.JsonCodec;
 import dev.postbox.Outbox;
 import dev.postbox.Postbox;
@@ -31,15 +33,17 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Auto-configuration of Postbox on the application's {@code DataSource}: the {@link Postbox} engine,
@@ -69,12 +73,37 @@ public final class PostboxAutoConfiguration {
 
     private static final Logger log = LoggerFactory.getLogger(PostboxAutoConfiguration.class);
 
-    /** Payloads as JSON with the application's Jackson 3 {@code JsonMapper} when it has one. */
-    @Bean
-    @ConditionalOnMissingBean
-    JsonCodec postboxJsonCodec(ObjectProvider<JsonMapper> jsonMapper) {
-        JsonMapper mapper = jsonMapper.getIfUnique();
-        return mapper != null ? JsonCodec.jackson(mapper) : JsonCodec.jackson();
+    /**
+     * Payloads as JSON with the application's Jackson 3 {@code JsonMapper} bean when it has one
+     * (Spring Boot 4 configures it), else a default Jackson 3 mapper.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = Jackson3JsonCodec.MAPPER_CLASS)
+    static final class Jackson3Codec {
+
+        @Bean
+        @ConditionalOnMissingBean
+        JsonCodec postboxJsonCodec(ObjectProvider<tools.jackson.databind.json.JsonMapper> jsonMapper) {
+            tools.jackson.databind.json.JsonMapper mapper = jsonMapper.getIfUnique();
+            return mapper != null ? Jackson3JsonCodec.of(mapper) : Jackson3JsonCodec.ofDefaults();
+        }
+    }
+
+    /**
+     * Without Jackson 3: payloads as JSON with the application's Jackson 2 {@code ObjectMapper} bean
+     * when it has one, else a default Jackson 2 mapper.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnMissingClass(Jackson3JsonCodec.MAPPER_CLASS)
+    @ConditionalOnClass(name = Jackson2JsonCodec.MAPPER_CLASS)
+    static final class Jackson2Codec {
+
+        @Bean
+        @ConditionalOnMissingBean
+        JsonCodec postboxJsonCodec(ObjectProvider<com.fasterxml.jackson.databind.ObjectMapper> objectMapper) {
+            com.fasterxml.jackson.databind.ObjectMapper mapper = objectMapper.getIfUnique();
+            return mapper != null ? Jackson2JsonCodec.of(mapper) : Jackson2JsonCodec.ofDefaults();
+        }
     }
 
     @Bean

@@ -101,7 +101,7 @@ class FanOutTest {
                     9_000_000L,
                     "default",
                     FanOutHandler.KIND,
-                    "{\"eventType\":\"ping\",\"payload\":{\"n\":1}}",
+                    "{\"n\":1}",
                     null,
                     null,
                     null,
