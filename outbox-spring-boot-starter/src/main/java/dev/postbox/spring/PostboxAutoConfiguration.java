@@ -11,24 +11,30 @@ import dev.postbox.PostboxConfig;
 import dev.postbox.PostboxListener;
 import dev.postbox.spring.internal.AnnotatedBeanVerifier;
 import dev.postbox.spring.internal.AutoProxyRegistrar;
+import dev.postbox.spring.internal.BuiltInSchemaMigrator;
 import dev.postbox.spring.internal.CompositePostboxListener;
+import dev.postbox.spring.internal.EmbeddedDatabases;
 import dev.postbox.spring.internal.EnqueueAdvisor;
 import dev.postbox.spring.internal.EnqueueMethodInterceptor;
+import dev.postbox.spring.internal.FlywaySchemaMigrator;
 import dev.postbox.spring.internal.HandlerMethod;
 import dev.postbox.spring.internal.HandlerMethodRegistry;
 import dev.postbox.spring.internal.HandlerMethodScanner;
 import dev.postbox.spring.internal.HandlerRegistrations;
 import dev.postbox.spring.internal.OutboxEventBridge;
 import dev.postbox.spring.internal.PostboxConfigFactory;
+import dev.postbox.spring.internal.PostboxDatabase;
 import dev.postbox.spring.internal.PostboxWorkerLifecycle;
+import dev.postbox.spring.internal.SchemaMigrator;
+import dev.postbox.spring.internal.ServiceConnectionDatabases;
 import dev.postbox.spring.internal.VirtualThreads;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -37,16 +43,19 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
+import org.springframework.context.annotation.Scope;
 import org.springframework.core.env.Environment;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 
 /**
- * Auto-configuration of Postbox on the application's {@code DataSource}: the {@link Postbox} engine,
+ * Auto-configuration of Postbox on the application's {@code DataSource} (with several, the one named
+ * by {@code postbox.datasource} or marked {@link PostboxDataSource @PostboxDataSource}): the {@link
+ * Postbox} engine (from the prototype {@code Postbox.Builder} bean),
  * its {@link Outbox} and {@link PostboxAdmin}, the schema initializer, the worker lifecycle, {@link
  * Enqueue @Enqueue} methods, {@link OutboxEvent @OutboxEvent} events and {@link OutboxHandler
  * @OutboxHandler} methods. Every bean backs off when the application declares its own; {@code
@@ -68,10 +77,9 @@ import org.springframework.transaction.PlatformTransactionManager;
 @ConditionalOnBean(DataSource.class)
 @ConditionalOnBooleanProperty(name = "postbox.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(PostboxProperties.class)
-@Import(AutoProxyRegistrar.class)
+// The Postbox bean waits for every database initializer (Flyway, Liquibase, Postbox's own) in any context.
+@Import({AutoProxyRegistrar.class, DatabaseInitializationDependencyConfigurer.class})
 public final class PostboxAutoConfiguration {
-
-    private static final Logger log = LoggerFactory.getLogger(PostboxAutoConfiguration.class);
 
     /**
      * Payloads as JSON with the application's Jackson 3 {@code JsonMapper} bean when it has one
@@ -106,10 +114,62 @@ public final class PostboxAutoConfiguration {
         }
     }
 
+    /**
+     * Postbox's {@code DataSource} and transaction manager: {@code postbox.datasource} / {@code
+     * postbox.transaction-manager}, the {@link PostboxDataSource @PostboxDataSource} beans, or the
+     * only (or primary) ones.
+     */
     @Bean
     @ConditionalOnMissingBean
-    PostboxSchemaInitializer postboxSchemaInitializer(DataSource dataSource, PostboxProperties properties) {
-        return new PostboxSchemaInitializer(dataSource, properties.getSchema().getInitialize());
+    PostboxDatabase postboxDatabase(
+            ListableBeanFactory beanFactory,
+            PostboxProperties properties,
+            @PostboxDataSource ObjectProvider<DataSource> postboxDataSource,
+            ObjectProvider<DataSource> dataSources,
+            @PostboxDataSource ObjectProvider<PlatformTransactionManager> postboxTransactionManager,
+            ObjectProvider<PlatformTransactionManager> transactionManagers) {
+        return PostboxDatabase.resolve(
+                beanFactory,
+                new PostboxDatabase.Choice(
+                        properties.getDatasource(),
+                        postboxDataSource,
+                        dataSources,
+                        properties.getTransactionManager(),
+                        postboxTransactionManager,
+                        transactionManagers));
+    }
+
+    /** With Flyway in the application, Postbox's migrations run through a Flyway of their own. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.flywaydb.core.Flyway")
+    static final class FlywayMigrations {
+
+        @Bean
+        @ConditionalOnMissingBean(SchemaMigrator.class)
+        @ConditionalOnBean(type = "org.flywaydb.core.Flyway")
+        SchemaMigrator postboxFlywaySchemaMigrator(ObjectProvider<org.flywaydb.core.Flyway> flyway) {
+            return new FlywaySchemaMigrator(flyway.orderedStream().findFirst().orElseThrow());
+        }
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(SchemaMigrator.class)
+    SchemaMigrator postboxSchemaMigrator() {
+        return new BuiltInSchemaMigrator();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    PostboxSchemaInitializer postboxSchemaInitializer(
+            PostboxDatabase database,
+            PostboxProperties properties,
+            SchemaMigrator migrator,
+            ListableBeanFactory beanFactory) {
+        return new PostboxSchemaInitializer(
+                database.dataSource(),
+                properties.getSchema().getInitialize(),
+                migrator,
+                ds -> EmbeddedDatabases.isEmbedded(ds) || ServiceConnectionDatabases.isContainer(ds, beanFactory));
     }
 
     @Bean
@@ -118,17 +178,24 @@ public final class PostboxAutoConfiguration {
         return new HandlerMethodRegistry(HandlerMethodScanner.scan(beanFactory));
     }
 
+    /**
+     * A new engine builder on Postbox's {@code DataSource} for each injection point, with everything
+     * the starter wires: settings from {@code postbox.*} and {@link PostboxCustomizer}s, the codec,
+     * the listeners, the transaction manager, {@link HandlerRegistration} beans and {@link
+     * OutboxHandler @OutboxHandler} methods. Declare your own {@link Postbox} bean from it to keep
+     * that wiring: {@code @Bean Postbox postbox(Postbox.Builder builder) { return builder.build(); }}.
+     */
     @Bean
+    @Scope(ConfigurableBeanFactory.SCOPE_PROTOTYPE)
     @ConditionalOnMissingBean
-    Postbox postbox(
-            DataSource dataSource,
+    Postbox.Builder postboxBuilder(
+            PostboxDatabase database,
             PostboxProperties properties,
             JsonCodec codec,
             HandlerMethodRegistry handlerMethods,
             ObjectProvider<HandlerRegistration> handlerRegistrations,
             ObjectProvider<PostboxListener> listeners,
             ObjectProvider<PostboxCustomizer> customizers,
-            ObjectProvider<PlatformTransactionManager> transactionManager,
             ConfigurableListableBeanFactory beanFactory,
             Environment environment) {
         PostboxConfig.Builder config =
@@ -136,14 +203,13 @@ public final class PostboxAutoConfiguration {
         List<PostboxCustomizer> orderedCustomizers = customizers.orderedStream().toList();
         orderedCustomizers.forEach(c -> c.customizeConfig(config));
 
-        Postbox.Builder builder = Postbox.builder(dataSource)
+        Postbox.Builder builder = Postbox.builder(database.dataSource())
                 .config(config.build())
                 .codec(codec)
                 .listener(new CompositePostboxListener(
                         () -> listeners.orderedStream().toList()));
-        PlatformTransactionManager tm = transactionManagerFor(dataSource, transactionManager);
-        if (tm != null) {
-            builder.transactionManager(tm);
+        if (database.transactionManager() != null) {
+            builder.transactionManager(database.transactionManager());
         }
         Map<String, HandlerMethod> methods = handlerMethods.byKind();
         for (HandlerRegistration registration :
@@ -157,21 +223,13 @@ public final class PostboxAutoConfiguration {
         }
         HandlerRegistrations.of(methods, properties, beanFactory).forEach(builder::handler);
         orderedCustomizers.forEach(c -> c.customizePostbox(builder));
-        return builder.build();
+        return builder;
     }
 
-    /**
-     * The application's transaction manager when it manages the engine's {@code DataSource} (so that
-     * handler writes through it join the completing transaction); else the engine's own.
-     */
-    private static PlatformTransactionManager transactionManagerFor(
-            DataSource dataSource, ObjectProvider<PlatformTransactionManager> candidates) {
-        PlatformTransactionManager tm = candidates.getIfUnique();
-        if (tm instanceof DataSourceTransactionManager dstm && dstm.getDataSource() != dataSource) {
-            log.debug("The application's transaction manager manages another DataSource; Postbox uses its own");
-            return null;
-        }
-        return tm;
+    @Bean
+    @ConditionalOnMissingBean
+    Postbox postbox(Postbox.Builder postboxBuilder) {
+        return postboxBuilder.build();
     }
 
     @Bean
@@ -221,7 +279,8 @@ public final class PostboxAutoConfiguration {
     static AnnotatedBeanVerifier postboxAnnotatedBeanVerifier(
             ConfigurableListableBeanFactory beanFactory,
             ObjectProvider<HandlerMethodRegistry> handlerMethods,
-            ObjectProvider<EnqueueMethodInterceptor> enqueueInterceptor) {
-        return new AnnotatedBeanVerifier(beanFactory, handlerMethods, enqueueInterceptor);
+            ObjectProvider<EnqueueMethodInterceptor> enqueueInterceptor,
+            ObjectProvider<Postbox> postbox) {
+        return new AnnotatedBeanVerifier(beanFactory, handlerMethods, enqueueInterceptor, postbox);
     }
 }

@@ -25,15 +25,19 @@ class PostboxJsonCodecTest {
     @Test
     void usesTheApplicationsJackson3JsonMapper() {
         TestDataSources.withSchema(runner)
-                .withBean(tools.jackson.databind.json.JsonMapper.class, () -> tools.jackson.databind.json.JsonMapper
-                        .builder()
-                        .propertyNamingStrategy(tools.jackson.databind.PropertyNamingStrategies.SNAKE_CASE)
-                        .build())
-                .withBean(com.fasterxml.jackson.databind.ObjectMapper.class, com.fasterxml.jackson.databind.ObjectMapper::new)
+                .withBean(
+                        tools.jackson.databind.json.JsonMapper.class,
+                        () -> tools.jackson.databind.json.JsonMapper.builder()
+                                .propertyNamingStrategy(tools.jackson.databind.PropertyNamingStrategies.SNAKE_CASE)
+                                .build())
+                .withBean(
+                        com.fasterxml.jackson.databind.ObjectMapper.class,
+                        com.fasterxml.jackson.databind.ObjectMapper::new)
                 .run(context -> {
                     JsonCodec codec = context.getBean(JsonCodec.class);
                     assertThat(codec).isInstanceOf(Jackson3JsonCodec.class);
-                    assertThat(codec.toJson(PLACED)).isEqualTo("{\"order_id\":7,\"placed_at\":\"2024-05-06T07:08:09Z\"}");
+                    assertThat(codec.toJson(PLACED))
+                            .isEqualTo("{\"order_id\":7,\"placed_at\":\"2024-05-06T07:08:09Z\"}");
                 });
     }
 
@@ -50,16 +54,19 @@ class PostboxJsonCodecTest {
     void withoutJackson3UsesTheApplicationsJackson2ObjectMapper() {
         TestDataSources.withSchema(runner)
                 .withClassLoader(new FilteredClassLoader("tools.jackson."))
-                .withBean(com.fasterxml.jackson.databind.ObjectMapper.class, () -> com.fasterxml.jackson.databind.json
-                        .JsonMapper.builder()
-                        .findAndAddModules()
-                        .propertyNamingStrategy(com.fasterxml.jackson.databind.PropertyNamingStrategies.SNAKE_CASE)
-                        .disable(com.fasterxml.jackson.databind.SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
-                        .build())
+                .withBean(
+                        com.fasterxml.jackson.databind.ObjectMapper.class,
+                        () -> com.fasterxml.jackson.databind.json.JsonMapper.builder()
+                                .findAndAddModules()
+                                .propertyNamingStrategy(
+                                        com.fasterxml.jackson.databind.PropertyNamingStrategies.SNAKE_CASE)
+                                .disable(com.fasterxml.jackson.databind.SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+                                .build())
                 .run(context -> {
                     JsonCodec codec = context.getBean(JsonCodec.class);
                     assertThat(codec).isInstanceOf(Jackson2JsonCodec.class);
-                    assertThat(codec.toJson(PLACED)).isEqualTo("{\"order_id\":7,\"placed_at\":\"2024-05-06T07:08:09Z\"}");
+                    assertThat(codec.toJson(PLACED))
+                            .isEqualTo("{\"order_id\":7,\"placed_at\":\"2024-05-06T07:08:09Z\"}");
                 });
     }
 
