@@ -54,11 +54,10 @@ import org.springframework.transaction.PlatformTransactionManager;
 
 /**
  * Auto-configuration of Postbox on the application's {@code DataSource} (with several, the one named
- * by {@code postbox.datasource} or marked {@link PostboxDataSource @PostboxDataSource}): the {@link
- * Postbox} engine (from the prototype {@code Postbox.Builder} bean),
- * its {@link Outbox} and {@link PostboxAdmin}, the schema initializer, the worker lifecycle, {@link
- * Enqueue @Enqueue} methods, {@link OutboxEvent @OutboxEvent} events and {@link OutboxHandler
- * @OutboxHandler} methods. Every bean backs off when the application declares its own; {@code
+ * by {@code postbox.datasource} or marked {@link PostboxDataSource}): the {@link Postbox} engine
+ * (from the prototype {@code Postbox.Builder} bean), its {@link Outbox} and {@link PostboxAdmin}, the
+ * schema initializer, the worker lifecycle, {@link Enqueue} methods, {@link OutboxEvent} events and
+ * {@link OutboxHandler} methods. Every bean backs off when the application declares its own; {@code
  * postbox.enabled=false} turns it all off; without a {@code DataSource} nothing is configured.
  *
  * <p>Metrics, health and the actuator endpoint live in their own auto-configurations. Every {@link
