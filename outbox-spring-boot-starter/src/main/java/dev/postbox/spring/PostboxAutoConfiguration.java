@@ -24,6 +24,7 @@ import dev.postbox.spring.internal.HandlerRegistrations;
 import dev.postbox.spring.internal.OutboxEventBridge;
 import dev.postbox.spring.internal.PostboxConfigFactory;
 import dev.postbox.spring.internal.PostboxDatabase;
+import dev.postbox.spring.internal.PostboxStarterRuntimeHints;
 import dev.postbox.spring.internal.PostboxWorkerLifecycle;
 import dev.postbox.spring.internal.SchemaMigrator;
 import dev.postbox.spring.internal.ServiceConnectionDatabases;
@@ -47,6 +48,7 @@ import org.springframework.boot.sql.init.dependency.DatabaseInitializationDepend
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.context.annotation.Role;
 import org.springframework.context.annotation.Scope;
 import org.springframework.core.env.Environment;
@@ -78,6 +80,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 @EnableConfigurationProperties(PostboxProperties.class)
 // The Postbox bean waits for every database initializer (Flyway, Liquibase, Postbox's own) in any context.
 @Import({AutoProxyRegistrar.class, DatabaseInitializationDependencyConfigurer.class})
+@ImportRuntimeHints(PostboxStarterRuntimeHints.class)
 public final class PostboxAutoConfiguration {
 
     /**
