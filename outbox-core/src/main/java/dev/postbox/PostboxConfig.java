@@ -442,7 +442,7 @@ public final class PostboxConfig {
         }
 
         /**
-         * Shares of each claim for the priority lanes: high (priority > 0), normal (0), low (< 0).
+         * Shares of each claim for the priority lanes: high (priority &gt; 0), normal (0), low (&lt; 0).
          * A backlogged lane always gets at least its share; capacity a lane does not use goes to the
          * others, high first. Default 60 / 30 / 10.
          */
