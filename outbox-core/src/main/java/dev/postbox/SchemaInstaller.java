@@ -46,22 +46,39 @@ public final class SchemaInstaller {
     /** A migration found on the classpath. */
     public record Migration(int version, String description, Resource resource) {
 
-        private static final Pattern CREATE_TABLE =
-                Pattern.compile("(?im)^\\s*CREATE\\s+TABLE\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?([a-z_][a-z0-9_]*)");
+        private static final Pattern CREATED = Pattern.compile(
+                "(?im)^\\s*CREATE\\s+(?:UNIQUE\\s+)?(TABLE|INDEX)\\s+(?:CONCURRENTLY\\s+)?(?:IF\\s+NOT\\s+EXISTS\\s+)?"
+                        + "([a-z_][a-z0-9_]*)");
+        private static final Pattern ALTER_TABLE =
+                Pattern.compile("(?is)ALTER\\s+TABLE\\s+(?:IF\\s+EXISTS\\s+)?(?:ONLY\\s+)?([a-z_][a-z0-9_]*)([^;]*);");
+        private static final Pattern ADD_COLUMN =
+                Pattern.compile("(?i)ADD\\s+COLUMN\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?([a-z_][a-z0-9_]*)");
 
         /** The SQL of the migration. */
         public String sql() {
             return read(resource);
         }
 
-        /** The tables the migration creates, in the order it creates them. */
-        public List<String> tables() {
-            List<String> tables = new ArrayList<>();
-            Matcher m = CREATE_TABLE.matcher(sql());
-            while (m.find()) {
-                tables.add(m.group(1).toLowerCase(java.util.Locale.ROOT));
+        /**
+         * What the migration creates, by which a database is known to have it: tables and indexes by
+         * name, added columns as {@code table.column}, in the order the migration creates them.
+         */
+        public List<String> objects() {
+            String sql = sql().replaceAll("(?m)--.*$", "");
+            List<String> objects = new ArrayList<>();
+            Matcher created = CREATED.matcher(sql);
+            while (created.find()) {
+                objects.add(created.group(2).toLowerCase(java.util.Locale.ROOT));
             }
-            return tables;
+            Matcher altered = ALTER_TABLE.matcher(sql);
+            while (altered.find()) {
+                String table = altered.group(1).toLowerCase(java.util.Locale.ROOT);
+                Matcher column = ADD_COLUMN.matcher(altered.group(2));
+                while (column.find()) {
+                    objects.add(table + "." + column.group(1).toLowerCase(java.util.Locale.ROOT));
+                }
+            }
+            return objects;
         }
     }
 
