@@ -106,6 +106,7 @@ public final class EndpointRegistry {
     private final JsonCodec codec;
     private final Supplier<PostboxAdmin> admin;
     private final WebhookListener listener;
+    private final RateLimitStore rateLimits;
     private final Duration cacheTtl;
     private final Map<String, Cached> cache = new ConcurrentHashMap<>();
 
@@ -117,12 +118,14 @@ public final class EndpointRegistry {
             JsonCodec codec,
             Supplier<PostboxAdmin> admin,
             WebhookListener listener,
+            RateLimitStore rateLimits,
             Duration cacheTtl) {
         this.dataSource = dataSource;
         this.guard = guard;
         this.codec = codec;
         this.admin = admin;
         this.listener = listener;
+        this.rateLimits = rateLimits;
         this.cacheTtl = cacheTtl;
     }
 
@@ -341,6 +344,21 @@ public final class EndpointRegistry {
                 replayed);
         listener.endpointEnabled(name, counts[1], replayed);
         return new EnableResult(counts[0] == 1, counts[1], replayed);
+    }
+
+    /**
+     * The adaptive rate factor of each rate-limited endpoint now, by name: 1.0 at the configured
+     * rate, lower while the endpoint recovers from 429 answers (see {@code docs/webhooks.md}). It is
+     * cluster-wide: read from the bucket every process leases from.
+     */
+    public Map<String, Double> rateFactors() {
+        try {
+            Map<String, Double> factors = new LinkedHashMap<>(rateLimits.factors());
+            factors.remove(RateLimitStore.GLOBAL);
+            return factors;
+        } catch (SQLException e) {
+            throw new IllegalStateException("Reading the webhook rate factors failed: " + e.getMessage(), e);
+        }
     }
 
     /** Cached lookup for the delivery path (refreshed after the cache TTL, or at once after a local change). */

@@ -1,7 +1,5 @@
 package dev.postbox.http.webhook;
 
-import io.github.resilience4j.ratelimiter.RateLimiter;
-import io.github.resilience4j.ratelimiter.RateLimiterConfig;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
@@ -10,16 +8,37 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One process's view of one cluster-wide bucket. Threads that need a permit wait here; one of them
- * at a time leases permits from the database, asking for no more than there are waiting threads (at
+ * One process's view of one cluster-wide bucket. Threads that need a permit come here; one of them
+ * at a time leases permits from the database, asking for no more than there are threads here (at
  * most {@code chunk}), so leased permits are used at once instead of being hoarded (which would let
- * a process spend them later in a burst). Permits not used within {@code ttl} are dropped. Before a
- * thread joins the pool, a resilience4j {@link RateLimiter} at the bucket's effective rate paces
- * this process's demand: one process alone never asks faster than the endpoint's rate, and a
- * permit, once granted by the database, is never delayed locally (a delay between grant and send
- * would shift sends out of the window the bucket accounted them in).
+ * a process spend them later in a burst). Permits not used within {@code ttl} are dropped. A thread
+ * that arrives while a lease is in flight waits for it (a database round trip, which may bring its
+ * permit); it never waits for the bucket to refill longer than the caller allows.
+ *
+ * <p>A delivery that gets no permit is told how long to snooze, so that the waiting deliveries of
+ * this process come back spread out at the endpoint's configured rate instead of all at once: each
+ * one takes the next slot of a local line, {@code 1 / rate} after the previous one, starting when
+ * the bucket holds a token again, with a random offset within its slot. A thousand waiting
+ * deliveries thus wake over a thousand slots and cost one snooze each while the line is honoured.
+ * The spacing uses the configured rate, not the rate lowered after 429s: when the rate recovers,
+ * the line already keeps up with it (while it is lowered, some woken deliveries find no permit and
+ * take a new slot). The endpoint's deliveries that no worker has claimed yet join the same line in
+ * bulk ({@link #startLineUp}, {@link DeliveryLine}), at most once a second.
+ *
+ * <p>The line is this process's: with several processes serving the endpoint, their lines
+ * interleave, so up to one woken delivery per process comes back per permit, and those without
+ * one take a new slot (writes bounded by the endpoint's rate per process, whatever the backlog).
  */
 final class PermitPool {
+
+    /** Longest wait for a lease another thread has in flight (a database round trip normally). */
+    private static final long IN_FLIGHT_LEASE_WAIT_NANOS = Duration.ofSeconds(1).toNanos();
+
+    /** Shortest snooze: never put a delivery back as due at once. */
+    private static final long MIN_SNOOZE_NANOS = Duration.ofMillis(10).toNanos();
+
+    /** Least time between two bulk line-ups of this pool's endpoint (see {@link DeliveryLine}). */
+    private static final long LINE_UP_INTERVAL_NANOS = Duration.ofSeconds(1).toNanos();
 
     private final String key;
     private final RateLimitStore store;
@@ -33,36 +52,30 @@ final class PermitPool {
     private boolean leasing;
     private long nextLeaseAt = System.nanoTime();
     private int waiters;
-    private volatile double rate;
-    private volatile @Nullable RateLimiter smoother;
-    private volatile double smootherRate;
+    private double configuredRate;
+    private long nextSlotAt = System.nanoTime();
+    private boolean liningUp;
+    private long nextLineUpAt = System.nanoTime();
 
-    PermitPool(String key, double initialRate, RateLimitStore store, int chunk, Duration ttl) {
+    PermitPool(String key, double configuredRate, RateLimitStore store, int chunk, Duration ttl) {
         this.key = key;
-        this.rate = initialRate;
+        this.configuredRate = configuredRate;
         this.store = store;
         this.chunk = chunk;
         this.ttlNanos = ttl.toNanos();
     }
 
     /**
-     * Takes one permit, waiting up to {@code maxWait}: first a local pacing permission (this
-     * process never asks faster than the bucket's effective rate), then a permit leased from the
-     * database, used at once.
+     * Takes one permit, waiting for the bucket to refill up to {@code maxWait} (zero: not at all).
      *
-     * @return null when a permit was taken (or the bucket does not exist: no limit); otherwise the
-     *     estimated wait after which a permit is likely, to snooze for
+     * @return null when a permit was taken (or the bucket does not exist: no limit); otherwise how
+     *     long to snooze the delivery
      */
     @Nullable
     Duration acquire(Duration maxWait) throws SQLException, InterruptedException {
-        long deadline = System.nanoTime() + maxWait.toNanos();
-        RateLimiter smooth = smoother;
-        if (smooth == null || Math.abs(smootherRate - rate) > rate * 0.01) {
-            smooth = newSmoother(rate);
-        }
-        if (!smooth.acquirePermission()) {
-            return estimate(System.nanoTime());
-        }
+        long start = System.nanoTime();
+        long deadline = start + maxWait.toNanos();
+        long leaseDeadline = start + Math.max(maxWait.toNanos(), IN_FLIGHT_LEASE_WAIT_NANOS);
         lock.lockInterruptibly();
         waiters++;
         try {
@@ -73,7 +86,14 @@ final class PermitPool {
                     return null;
                 }
                 permits = 0;
-                if (!leasing && now - nextLeaseAt >= 0) {
+                if (leasing) {
+                    if (now - leaseDeadline >= 0) {
+                        return snooze(now);
+                    }
+                    changed.awaitNanos(leaseDeadline - now);
+                    continue;
+                }
+                if (now - nextLeaseAt >= 0) {
                     leasing = true;
                     int want = Math.min(chunk, Math.max(1, waiters));
                     RateLimitStore.Lease lease;
@@ -89,7 +109,7 @@ final class PermitPool {
                         return null;
                     }
                     now = System.nanoTime();
-                    rate = lease.rate();
+                    configuredRate = lease.configuredRate();
                     permits += lease.granted();
                     permitsExpireAt = now + ttlNanos;
                     nextLeaseAt = lease.granted() < want
@@ -98,10 +118,9 @@ final class PermitPool {
                     continue;
                 }
                 if (now - deadline >= 0) {
-                    return estimate(now);
+                    return snooze(now);
                 }
-                long wakeAt = leasing ? deadline : (deadline - nextLeaseAt < 0 ? deadline : nextLeaseAt);
-                changed.awaitNanos(Math.max(100_000L, wakeAt - now));
+                changed.awaitNanos(Math.max(100_000L, Math.min(deadline, nextLeaseAt) - now));
             }
         } finally {
             waiters--;
@@ -109,34 +128,57 @@ final class PermitPool {
         }
     }
 
-    private synchronized RateLimiter newSmoother(double permitsPerSecond) {
-        if (smoother != null && Math.abs(smootherRate - permitsPerSecond) <= permitsPerSecond * 0.01) {
-            return smoother;
+    /** Where a bulk line-up starts and how far apart its slots are. */
+    record Line(Duration firstSlot, Duration spacing) {}
+
+    /**
+     * The line for a bulk line-up of the endpoint's other waiting deliveries, starting after the
+     * last slot taken; null when one ran less than a second ago or is running. The caller reports
+     * how many it lined up with {@link #linedUp}.
+     */
+    @Nullable
+    Line startLineUp() {
+        lock.lock();
+        try {
+            long now = System.nanoTime();
+            if (liningUp || now - nextLineUpAt < 0) {
+                return null;
+            }
+            liningUp = true;
+            long first = Math.max(now, Math.max(nextLeaseAt, nextSlotAt));
+            return new Line(Duration.ofNanos(first - now), Duration.ofNanos(spacing()));
+        } finally {
+            lock.unlock();
         }
-        long periodNanos = (long) (1e9 / permitsPerSecond);
-        int perPeriod = 1;
-        if (periodNanos < 1_000_000L) {
-            perPeriod = (int) Math.ceil(permitsPerSecond / 1000.0);
-            periodNanos = 1_000_000L;
-        }
-        RateLimiter limiter = RateLimiter.of(
-                "postbox-" + key,
-                RateLimiterConfig.custom()
-                        .limitForPeriod(perPeriod)
-                        .limitRefreshPeriod(Duration.ofNanos(periodNanos))
-                        .timeoutDuration(Duration.ofSeconds(1))
-                        .build());
-        smoother = limiter;
-        smootherRate = permitsPerSecond;
-        return limiter;
     }
 
-    /** Wait before this process's waiters, plus ours, can expect a permit; jittered by up to 20%. */
-    private Duration estimate(long now) {
-        double queued = waiters / Math.max(rate, 1e-9);
-        long untilLease = Math.max(0, nextLeaseAt - now);
-        long nanos = untilLease + (long) (queued * 1e9);
-        nanos += (long) (nanos * 0.2 * ThreadLocalRandom.current().nextDouble());
-        return Duration.ofNanos(Math.max(nanos, 10_000_000L));
+    /** Ends a line-up of {@code count} deliveries: later snoozes take the slots after them. */
+    void linedUp(Line line, int count) {
+        lock.lock();
+        try {
+            long now = System.nanoTime();
+            liningUp = false;
+            nextLineUpAt = now + LINE_UP_INTERVAL_NANOS;
+            long end = now + line.firstSlot().toNanos() + count * line.spacing().toNanos();
+            nextSlotAt = Math.max(nextSlotAt, end);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private long spacing() {
+        return (long) (1e9 / Math.max(configuredRate, 1e-9));
+    }
+
+    /**
+     * The snooze of a delivery without a permit: the next slot of this process's line (see the
+     * class comment), plus a random offset within the slot. Called under the lock.
+     */
+    private Duration snooze(long now) {
+        long spacing = spacing();
+        long slot = Math.max(now, Math.max(nextLeaseAt, nextSlotAt));
+        nextSlotAt = slot + spacing;
+        long offset = (long) (spacing * ThreadLocalRandom.current().nextDouble());
+        return Duration.ofNanos(Math.max(MIN_SNOOZE_NANOS, slot - now + offset));
     }
 }
