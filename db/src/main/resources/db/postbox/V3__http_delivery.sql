@@ -69,11 +69,11 @@ COMMENT ON TABLE outbox_rate_bucket IS 'Cluster-wide token buckets, one per rate
 COMMENT ON COLUMN outbox_rate_bucket.endpoint IS 'Endpoint name (outbox_endpoint.name), or ''*'' for the global bucket shared by all endpoints.';
 COMMENT ON COLUMN outbox_rate_bucket.rate_per_second IS 'Configured refill rate, copied from the endpoint (or the global setting) when it changes.';
 COMMENT ON COLUMN outbox_rate_bucket.burst IS 'Bucket capacity.';
-COMMENT ON COLUMN outbox_rate_bucket.tokens IS 'Tokens at updated_at; negative while an endpoint''s Retry-After is being honoured (a 429 at the floor rate).';
+COMMENT ON COLUMN outbox_rate_bucket.tokens IS 'Tokens at updated_at; negative while an endpoint''s Retry-After is being honoured.';
 COMMENT ON COLUMN outbox_rate_bucket.updated_at IS 'Database time of the last lease or change; refill = elapsed seconds * rate * rate_factor.';
-COMMENT ON COLUMN outbox_rate_bucket.rate_factor IS 'Adaptive multiplier (0..1] set by the last 429 cut (x 0.7, not below the floor); from throttled_at it climbs back linearly to 1 at throttled_until.';
-COMMENT ON COLUMN outbox_rate_bucket.throttled_at IS 'When the recovery from the last cut starts (the cut, or the end of its Retry-After pause); 429s to requests sent before it do not cut again.';
-COMMENT ON COLUMN outbox_rate_bucket.throttled_until IS 'When the factor is back at 1 if no other 429 comes; afterwards the full rate applies.';
+COMMENT ON COLUMN outbox_rate_bucket.rate_factor IS 'Adaptive multiplier (0..1] applied while throttled_until is in the future; halved by 429 answers.';
+COMMENT ON COLUMN outbox_rate_bucket.throttled_at IS 'When the rate was last lowered (several 429s within a second lower it once).';
+COMMENT ON COLUMN outbox_rate_bucket.throttled_until IS 'Until when rate_factor applies; afterwards the full rate is back.';
 COMMENT ON COLUMN outbox_rate_bucket.last_granted IS 'Permits granted by the last lease (returned by the leasing UPDATE).';
 
 CREATE TABLE outbox_fanout (

@@ -286,7 +286,7 @@ public final class HttpDeliveryModule implements AutoCloseable {
         }
 
         /**
-         * How fast an endpoint's rate recovers after a 429 halved it: the adaptive factor climbs back
+         * How fast an endpoint's rate recovers after a 429 cut it: the adaptive factor climbs back
          * linearly, by 1 (the whole configured rate) per {@code rateRecovery}, until the next cut or
          * the full rate. Default 1 s: from the 10% floor to the full rate in 0.9 s without a 429.
          */

@@ -15,19 +15,18 @@ import org.jspecify.annotations.Nullable;
  * that arrives while a lease is in flight waits for it (a database round trip, which may bring its
  * permit); it never waits for the bucket to refill longer than the caller allows.
  *
- * <p>A delivery that gets no permit is told how long to snooze, so that the waiting deliveries of
- * this process come back spread out at the endpoint's configured rate instead of all at once: each
- * one takes the next slot of a local line, {@code 1 / rate} after the previous one, starting when
- * the bucket holds a token again, with a random offset within its slot. A thousand waiting
- * deliveries thus wake over a thousand slots and cost one snooze each while the line is honoured.
- * The spacing uses the configured rate, not the rate lowered after 429s: when the rate recovers,
- * the line already keeps up with it (while it is lowered, some woken deliveries find no permit and
- * take a new slot). The endpoint's deliveries that no worker has claimed yet join the same line in
- * bulk ({@link #startLineUp}, {@link DeliveryLine}), at most once a second.
- *
- * <p>The line is this process's: with several processes serving the endpoint, their lines
- * interleave, so up to one woken delivery per process comes back per permit, and those without
- * one take a new slot (writes bounded by the endpoint's rate per process, whatever the backlog).
+ * <p>A delivery that gets no permit is told how long to snooze, so that the waiting deliveries
+ * come back spread out at the endpoint's configured rate instead of all at once: each one takes the
+ * next slot of the bucket's line ({@link RateLimitStore#reserve}), {@code 1 / rate} after the
+ * previous one and not before the bucket holds a token again, with a random offset within its slot.
+ * The line is cluster-wide (its end is in the bucket row): every process hands out slots of the
+ * same line, so the woken deliveries of all processes together come back at the rate. This pool
+ * takes its slots in blocks of {@code chunk} (one statement per block) and drops a block whose
+ * slots have passed. The spacing uses the configured rate, not the rate lowered after 429s: when
+ * the rate recovers, the line already keeps up with it (while it is lowered, some woken deliveries
+ * find no permit and take a new slot at the end of the line, which drains at the lowered rate). The
+ * endpoint's deliveries that no worker has claimed yet join the same line in bulk ({@link
+ * #startLineUp}, {@link DeliveryLine}), at most once a second per process.
  */
 final class PermitPool {
 
@@ -52,14 +51,14 @@ final class PermitPool {
     private boolean leasing;
     private long nextLeaseAt = System.nanoTime();
     private int waiters;
-    private double configuredRate;
-    private long nextSlotAt = System.nanoTime();
+    private long slotAt;
+    private long slotSpacing;
+    private int slotsLeft;
     private boolean liningUp;
     private long nextLineUpAt = System.nanoTime();
 
-    PermitPool(String key, double configuredRate, RateLimitStore store, int chunk, Duration ttl) {
+    PermitPool(String key, RateLimitStore store, int chunk, Duration ttl) {
         this.key = key;
-        this.configuredRate = configuredRate;
         this.store = store;
         this.chunk = chunk;
         this.ttlNanos = ttl.toNanos();
@@ -109,7 +108,6 @@ final class PermitPool {
                         return null;
                     }
                     now = System.nanoTime();
-                    configuredRate = lease.configuredRate();
                     permits += lease.granted();
                     permitsExpireAt = now + ttlNanos;
                     nextLeaseAt = lease.granted() < want
@@ -128,16 +126,13 @@ final class PermitPool {
         }
     }
 
-    /** Where a bulk line-up starts and how far apart its slots are. */
-    record Line(Duration firstSlot, Duration spacing) {}
-
     /**
-     * The line for a bulk line-up of the endpoint's other waiting deliveries, starting after the
-     * last slot taken; null when one ran less than a second ago or is running. The caller reports
-     * how many it lined up with {@link #linedUp}.
+     * Whether a bulk line-up of the endpoint's other waiting deliveries is due: not when one ran less
+     * than a second ago or is running. Returns how long from now the bucket holds a token again (the
+     * line-up's slots start no earlier), or null; the caller ends it with {@link #linedUp}.
      */
     @Nullable
-    Line startLineUp() {
+    Duration startLineUp() {
         lock.lock();
         try {
             long now = System.nanoTime();
@@ -145,40 +140,42 @@ final class PermitPool {
                 return null;
             }
             liningUp = true;
-            long first = Math.max(now, Math.max(nextLeaseAt, nextSlotAt));
-            return new Line(Duration.ofNanos(first - now), Duration.ofNanos(spacing()));
+            return Duration.ofNanos(Math.max(0, nextLeaseAt - now));
         } finally {
             lock.unlock();
         }
     }
 
-    /** Ends a line-up of {@code count} deliveries: later snoozes take the slots after them. */
-    void linedUp(Line line, int count) {
+    /** Ends a line-up. */
+    void linedUp() {
         lock.lock();
         try {
-            long now = System.nanoTime();
             liningUp = false;
-            nextLineUpAt = now + LINE_UP_INTERVAL_NANOS;
-            long end = now + line.firstSlot().toNanos() + count * line.spacing().toNanos();
-            nextSlotAt = Math.max(nextSlotAt, end);
+            nextLineUpAt = System.nanoTime() + LINE_UP_INTERVAL_NANOS;
         } finally {
             lock.unlock();
         }
-    }
-
-    private long spacing() {
-        return (long) (1e9 / Math.max(configuredRate, 1e-9));
     }
 
     /**
-     * The snooze of a delivery without a permit: the next slot of this process's line (see the
-     * class comment), plus a random offset within the slot. Called under the lock.
+     * The snooze of a delivery without a permit: the next slot of the bucket's line (see the class
+     * comment), plus a random offset within the slot. Called under the lock; takes a new block of
+     * slots when this pool's is used up or past.
      */
-    private Duration snooze(long now) {
-        long spacing = spacing();
-        long slot = Math.max(now, Math.max(nextLeaseAt, nextSlotAt));
-        nextSlotAt = slot + spacing;
-        long offset = (long) (spacing * ThreadLocalRandom.current().nextDouble());
+    private Duration snooze(long now) throws SQLException {
+        if (slotsLeft == 0 || slotAt - now < 0) {
+            RateLimitStore.Slots slots = store.reserve(key, chunk, Duration.ofNanos(Math.max(0, nextLeaseAt - now)));
+            if (slots == null) {
+                return Duration.ofNanos(MIN_SNOOZE_NANOS); // the bucket was just removed: no limit any more
+            }
+            slotAt = now + slots.first().toNanos();
+            slotSpacing = slots.spacing().toNanos();
+            slotsLeft = slots.count();
+        }
+        long slot = slotAt;
+        slotAt += slotSpacing;
+        slotsLeft--;
+        long offset = (long) (slotSpacing * ThreadLocalRandom.current().nextDouble());
         return Duration.ofNanos(Math.max(MIN_SNOOZE_NANOS, slot - now + offset));
     }
 }

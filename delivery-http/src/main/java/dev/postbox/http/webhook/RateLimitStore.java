@@ -15,7 +15,8 @@ import org.jspecify.annotations.Nullable;
  * The cluster-wide token buckets in {@code outbox_rate_bucket}. A lease is one {@code UPDATE ...
  * RETURNING} statement that refills the bucket from the database clock, takes up to the requested
  * permits and reports what is left, so every process on every host draws from the same bucket and
- * no host clock matters.
+ * no host clock matters. Each bucket also keeps the end of its line ({@code line_until}): the slots
+ * that deliveries without a permit are snoozed to, given out by every process from the same row.
  *
  * <p>The adaptive rate after 429 answers (AIMD) lives in the same row, so it is cluster-wide too:
  * {@code rate_factor} is the factor set by the last cut at {@code throttled_at}; from there it climbs
@@ -59,7 +60,7 @@ final class RateLimitStore {
     private static final String LEASE = "UPDATE outbox_rate_bucket SET last_granted = " + GRANT + ","
             + " tokens = " + AVAILABLE + " - " + GRANT + ", updated_at = clock_timestamp()"
             + " FROM (VALUES (?::int, ?::float8)) AS p(requested, recovery)"
-            + " WHERE endpoint = ? RETURNING last_granted, tokens, " + RATE + ", rate_per_second";
+            + " WHERE endpoint = ? RETURNING last_granted, tokens, " + RATE;
 
     /** The factor after a cut: half the factor now, not below the floor. */
     private static final String CUT = "greatest(p.floor, " + FACTOR + " * " + DECREASE + ")";
@@ -92,6 +93,18 @@ final class RateLimitStore {
             + "   OR throttled_at < clock_timestamp() - p.sent_ms_ago * interval '1 millisecond')"
             + " RETURNING rate_factor, throttled_until, rate_factor <= p.floor + 1e-9 AND p.retry_after > 0";
 
+    /**
+     * Takes the next {@code count} slots of the bucket's line: from its end, or from {@code
+     * p.not_before} after now if that is later, one per {@code 1 / rate_per_second} (the configured
+     * rate, so the line keeps up as soon as a lowered rate recovers).
+     */
+    private static final String RESERVE = "UPDATE outbox_rate_bucket SET line_until = greatest(coalesce(line_until,"
+            + " clock_timestamp()), clock_timestamp() + p.not_before * interval '1 microsecond')"
+            + " + p.count / rate_per_second * interval '1 second'"
+            + " FROM (VALUES (?::int, ?::bigint)) AS p(count, not_before) WHERE endpoint = ?"
+            + " RETURNING (extract(epoch FROM line_until - clock_timestamp()) - p.count / rate_per_second) * 1e9,"
+            + " 1e9 / rate_per_second";
+
     private static final String FACTORS = "SELECT endpoint, " + FACTOR + " FROM outbox_rate_bucket,"
             + " (VALUES (?::float8)) AS p(recovery) ORDER BY endpoint";
 
@@ -115,9 +128,8 @@ final class RateLimitStore {
      * @param granted permits granted (0 to the requested number)
      * @param remaining tokens left in the bucket (negative while a Retry-After is honoured)
      * @param rate the effective rate (configured rate times the adaptive factor)
-     * @param configuredRate the configured rate
      */
-    record Lease(int granted, double remaining, double rate, double configuredRate) {
+    record Lease(int granted, double remaining, double rate) {
         /** Time until the bucket holds one whole token again. */
         Duration untilNextToken() {
             if (remaining >= 1) {
@@ -142,7 +154,7 @@ final class RateLimitStore {
                     if (!rs.next()) {
                         return null;
                     }
-                    return new Lease(rs.getInt(1), rs.getDouble(2), rs.getDouble(3), rs.getDouble(4));
+                    return new Lease(rs.getInt(1), rs.getDouble(2), rs.getDouble(3));
                 }
             }
         }
@@ -229,6 +241,37 @@ final class RateLimitStore {
                         return null;
                     }
                     return new Throttle(rs.getDouble(1), rs.getTimestamp(2).toInstant(), rs.getBoolean(3));
+                }
+            }
+        }
+    }
+
+    /**
+     * Slots of a bucket's line: the first one {@code first} from now, then one every {@code
+     * spacing}, {@code count} in all.
+     */
+    record Slots(Duration first, Duration spacing, int count) {}
+
+    /**
+     * Takes the next {@code count} slots of the bucket's line, not earlier than {@code notBefore}
+     * from now; null when the bucket does not exist.
+     */
+    @Nullable
+    Slots reserve(String key, int count, Duration notBefore) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(RESERVE)) {
+                ps.setInt(1, count);
+                ps.setLong(2, notBefore.toNanos() / 1000);
+                ps.setString(3, key);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        return null;
+                    }
+                    return new Slots(
+                            Duration.ofNanos(Math.max(0, (long) rs.getDouble(1))),
+                            Duration.ofNanos(Math.max(1, (long) rs.getDouble(2))),
+                            count);
                 }
             }
         }

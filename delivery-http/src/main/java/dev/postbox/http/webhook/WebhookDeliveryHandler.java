@@ -133,8 +133,7 @@ public final class WebhookDeliveryHandler implements JobHandler {
                 }
                 PermitPool global = pools.computeIfAbsent(
                         RateLimitStore.GLOBAL,
-                        k -> new PermitPool(
-                                k, settings.globalRate(), rateLimits, settings.leaseChunk(), settings.permitTtl()));
+                        k -> new PermitPool(k, rateLimits, settings.leaseChunk(), settings.permitTtl()));
                 Duration wait = global.acquire(settings.maxPermitWait());
                 if (wait != null) {
                     snooze(name, wait, "global webhook rate limit");
@@ -151,17 +150,17 @@ public final class WebhookDeliveryHandler implements JobHandler {
 
     /** Lines up the endpoint's other due deliveries behind this one (at most once a second). */
     private void lineUpOthers(String name, PermitPool pool) {
-        PermitPool.Line next = pool.startLineUp();
-        if (next == null) {
+        Duration notBefore = pool.startLineUp();
+        if (notBefore == null) {
             return;
         }
         int lined = 0;
         try {
-            lined = line.lineUp(name, next.firstSlot(), next.spacing());
+            lined = line.lineUp(name, notBefore);
         } catch (SQLException e) {
             log.warn("Lining up the waiting deliveries of endpoint {} failed: {}", name, e.getMessage());
         } finally {
-            pool.linedUp(next, lined);
+            pool.linedUp();
         }
         if (lined > 0) {
             log.debug("Endpoint {}: {} waiting deliveries lined up for its permits", name, lined);
@@ -175,12 +174,7 @@ public final class WebhookDeliveryHandler implements JobHandler {
         } catch (SQLException e) {
             throw new IllegalStateException("creating the rate bucket of endpoint " + endpoint.name() + " failed", e);
         }
-        return new PermitPool(
-                endpoint.name(),
-                endpoint.ratePerSecond().orElseThrow(),
-                rateLimits,
-                settings.leaseChunk(),
-                settings.permitTtl());
+        return new PermitPool(endpoint.name(), rateLimits, settings.leaseChunk(), settings.permitTtl());
     }
 
     private void snooze(String endpoint, Duration wait, String what) {
