@@ -22,9 +22,13 @@ import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
 /**
  * Applies the shipped migrations ({@code classpath:db/postbox/V<n>__<name>.sql}) that this
  * database lacks, in version order, recording them in {@code outbox_schema_version}. Idempotent,
- * and safe when several processes start at once: a transaction-scoped advisory lock serialises
- * installers. The same files can be applied with Flyway (their names are Flyway-compatible; give them
- * their own history table) or with Liquibase ({@value #LIQUIBASE_CHANGELOG} includes them).
+ * and safe when several processes start at once, on a fresh database too: a transaction-scoped
+ * advisory lock, taken before anything else (the version table included), serialises installers,
+ * and the installer reads the applied versions at READ COMMITTED after the wait, whatever the
+ * pool's isolation level, so the ones behind the first apply nothing. The migrations create no
+ * schema or extension: everything goes to the connection's current schema. The same files can be
+ * applied with Flyway (their names are Flyway-compatible; give them their own history table) or
+ * with Liquibase ({@value #LIQUIBASE_CHANGELOG} includes them).
  */
 public final class SchemaInstaller {
 
@@ -93,6 +97,11 @@ public final class SchemaInstaller {
         List<Migration> migrations = migrations();
         List<Integer> applied = new ArrayList<>();
         try (Connection c = dataSource.getConnection()) {
+            // READ COMMITTED whatever the pool's default: each statement after the lock wait must see
+            // what the installer before us committed. Under REPEATABLE READ the snapshot would be
+            // taken by the lock statement, before the wait, and the migrations applied again.
+            int isolation = c.getTransactionIsolation();
+            c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
             c.setAutoCommit(false);
             try {
                 try (PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_xact_lock(?)")) {
@@ -126,6 +135,9 @@ public final class SchemaInstaller {
             } catch (SQLException | RuntimeException e) {
                 c.rollback();
                 throw e;
+            } finally {
+                c.setAutoCommit(true);
+                c.setTransactionIsolation(isolation);
             }
         } catch (SQLException e) {
             throw new IllegalStateException("Installing the Postbox schema failed: " + e.getMessage(), e);

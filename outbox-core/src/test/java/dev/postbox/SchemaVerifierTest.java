@@ -75,14 +75,15 @@ class SchemaVerifierTest {
                     .doesNotContain("outbox_job");
 
             // The installer takes over: it records what it found and applies only the rest.
-            assertThat(new SchemaInstaller(ds).install()).containsExactly(3, 4);
+            assertThat(new SchemaInstaller(ds).install()).containsExactly(3, 4, 5);
             assertThat(jdbc.queryForList(
                             "SELECT description FROM outbox_schema_version ORDER BY version", String.class))
                     .containsExactly(
                             "jobs (found, applied by another tool)",
                             "schedules (found, applied by another tool)",
                             "http delivery",
-                            "attempt start marks");
+                            "attempt start marks",
+                            "rate bucket line");
             assertThat(verifier.missingMigrations()).isEmpty();
             assertThat(verifier.missingObjects()).isEmpty();
             assertThat(verifier.installedVersion())
