@@ -84,6 +84,9 @@ public final class AdminStore {
             f.errorContains().ifPresent(v -> add(sql, params, " AND strpos(lower(last_error), lower(?)) > 0", v));
             f.deadFrom().ifPresent(v -> add(sql, params, " AND dead_at >= ?", java.sql.Timestamp.from(v)));
             f.deadTo().ifPresent(v -> add(sql, params, " AND dead_at < ?", java.sql.Timestamp.from(v)));
+            f.errorFingerprint().ifPresent(v -> add(sql, params, " AND error_fingerprint = ?", v));
+            f.ids().ifPresent(v -> add(
+                    sql, params, " AND id = ANY(?)", v.stream().mapToLong(Long::longValue).toArray()));
             return new Where(sql.toString(), params);
         }
 
