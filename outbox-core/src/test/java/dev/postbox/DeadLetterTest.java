@@ -98,8 +98,7 @@ class DeadLetterTest extends DatabaseTest {
         jdbc.update(insert, 4L, "HTTP 500 from erp for 7a2e6a0c-2222-4b7e-9c3d-0a1b2c3d4e5f");
         jdbc.update(insert, 5L, "HTTP 503 from erp for 9b3e6a0c-3333-4b7e-9c3d-0a1b2c3d4e5f");
 
-        assertThat(jdbc.queryForList(
-                        "SELECT error_fingerprint FROM outbox_dead_letter ORDER BY id", String.class))
+        assertThat(jdbc.queryForList("SELECT error_fingerprint FROM outbox_dead_letter ORDER BY id", String.class))
                 .containsExactly(
                         "order # not found",
                         "order # not found",
@@ -108,6 +107,8 @@ class DeadLetterTest extends DatabaseTest {
                         "HTTP 503 from erp for #");
 
         PostboxAdmin admin = engine().admin();
+        assertThat(admin.deadLetterCount(DeadLetterFilter.all().errorFingerprint("order # not found")))
+                .isEqualTo(2);
         assertThat(admin.replay(DeadLetterFilter.all().kind("sync").errorFingerprint("HTTP 503 from erp for #")))
                 .isEqualTo(2);
         assertThat(count("SELECT count(*) FROM outbox_job WHERE id IN (3, 5) AND state = 'pending'"))
