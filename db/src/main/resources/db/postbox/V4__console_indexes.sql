@@ -13,9 +13,8 @@ ALTER TABLE outbox_dead_letter ADD COLUMN error_fingerprint text GENERATED ALWAY
         '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9]{4,}', '#', 'g'), 200)
 ) STORED;
 COMMENT ON COLUMN outbox_dead_letter.error_fingerprint IS 'The last error''s first line (200 characters at most) with UUIDs and numbers of 4+ digits replaced by #: groups dead letters that failed the same way.';
+-- The groups of one kind, and replay or purge of one group.
 CREATE INDEX outbox_dead_letter_group_idx ON outbox_dead_letter (kind, error_fingerprint, dead_at);
--- Per queue and lane dead-letter counts (index-only).
-CREATE INDEX outbox_dead_letter_queue_idx ON outbox_dead_letter (queue, priority);
 
 -- Finished jobs by time: throughput over the last hour, job search in a time window, endpoint
 -- success counts. finished_at grows with insertion order, which is what BRIN summarises well.

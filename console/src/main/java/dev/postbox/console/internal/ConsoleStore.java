@@ -26,7 +26,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <ul>
  *   <li>{@link #laneCounts}: one pass over the live table (kept small by design: finished jobs leave
- *       it), and an index-only scan of {@code outbox_dead_letter_queue_idx} for dead letters.
+ *       it) and one over the dead letters (a count of every row; the planner rightly prefers a
+ *       sequential scan to any index for that).
  *   <li>{@link #lastHour}: BRIN {@code outbox_job_archive_finished_brin} (only the last hour's pages
  *       of the current partitions), {@code outbox_attempt_finished_idx} and {@code
  *       outbox_dead_letter_dead_at_idx}, each a range of one hour.
@@ -34,7 +35,9 @@ import org.jspecify.annotations.Nullable;
  *       idempotency keys through {@code outbox_idempotency_key}'s primary key; everything else within
  *       the time window (BRIN on the archive, {@code dead_at} index on dead letters); ordering keys on
  *       live jobs through {@code outbox_job_ordering_idx}.
- *   <li>{@link #deadLetterGroups}: index-only scan of {@code outbox_dead_letter_group_idx}.
+ *   <li>{@link #deadLetterGroups}: all groups are one pass over the dead letters (hash aggregate);
+ *       the groups of one kind, and the replay or purge of one group, use {@code
+ *       outbox_dead_letter_group_idx}.
  *   <li>{@link #endpointStats} and {@link #endpointErrors}: {@code outbox_attempt_endpoint_idx}
  *       (failed deliveries carry their endpoint in {@code detail}) and the archive's BRIN for
  *       deliveries that succeeded within the hour.
@@ -46,7 +49,7 @@ public final class ConsoleStore {
     /** The window of the overview's chart and of the endpoint statistics. */
     public static final Duration LAST_HOUR = Duration.ofHours(1);
 
-    private static final String LANE_COUNTS = "WITH live AS (SELECT queue, lane,"
+    static final String LANE_COUNTS = "WITH live AS (SELECT queue, lane,"
             + "   count(*) FILTER (WHERE state = 'pending' AND run_at <= now()) AS pending,"
             + "   count(*) FILTER (WHERE state = 'pending' AND run_at > now()) AS scheduled,"
             + "   count(*) FILTER (WHERE state = 'retry') AS retrying,"
@@ -61,9 +64,9 @@ public final class ConsoleStore {
             + " FROM live l FULL JOIN dead d ON d.queue = l.queue AND d.lane = l.lane"
             + " ORDER BY 1, 2 DESC";
 
-    private static final String QUEUE_CONFIG = "SELECT name, paused, max_concurrency, updated_at FROM outbox_queue";
+    static final String QUEUE_CONFIG = "SELECT name, paused, max_concurrency, updated_at FROM outbox_queue";
 
-    private static final String LAST_HOUR_SQL = "WITH m AS (SELECT generate_series(date_trunc('minute', now())"
+    static final String LAST_HOUR_SQL = "WITH m AS (SELECT generate_series(date_trunc('minute', now())"
             + "   - interval '59 minutes', date_trunc('minute', now()), interval '1 minute') AS minute),"
             + " done AS (SELECT date_trunc('minute', finished_at) AS minute, count(*) AS n FROM outbox_job_archive"
             + "   WHERE finished_at >= date_trunc('minute', now()) - interval '59 minutes' AND state = 'done'"
@@ -77,7 +80,7 @@ public final class ConsoleStore {
             + " LEFT JOIN done ON done.minute = m.minute LEFT JOIN failed ON failed.minute = m.minute"
             + " LEFT JOIN dead ON dead.minute = m.minute ORDER BY m.minute";
 
-    private static final String WORKERS = "SELECT id, host, queues, started_at, heartbeat_at,"
+    static final String WORKERS = "SELECT id, host, queues, started_at, heartbeat_at,"
             + " heartbeat_at > now() - ?::bigint * interval '1 millisecond' FROM outbox_worker"
             + " ORDER BY heartbeat_at DESC LIMIT 200";
 
@@ -90,7 +93,7 @@ public final class ConsoleStore {
     private static final String DEAD_COLUMNS = "id, queue, kind, endpoint, ordering_key, idempotency_key, 'dead',"
             + " attempts, max_attempts, left(last_error, 300), created_at, NULL::timestamptz, dead_at, dead_at";
 
-    private static final String JOB = "SELECT id, queue, kind, endpoint, ordering_key, idempotency_key, fire_key,"
+    static final String JOB = "SELECT id, queue, kind, endpoint, ordering_key, idempotency_key, fire_key,"
             + " priority, CASE WHEN state = 'pending' AND run_at > now() THEN 'scheduled' ELSE state END, attempts,"
             + " max_attempts, run_at, created_at, started_at, NULL::timestamptz, lease_owner, lease_token,"
             + " lease_until, last_error, %s FROM outbox_job WHERE id = ?"
@@ -101,16 +104,16 @@ public final class ConsoleStore {
             + " attempts, max_attempts, NULL, created_at, started_at, finished_at, NULL, NULL, NULL, last_error, %s"
             + " FROM outbox_job_archive WHERE id = ? LIMIT 1) LIMIT 1";
 
-    private static final String ATTEMPTS = "SELECT attempt, worker, lease_token, started_at, finished_at, outcome,"
+    static final String ATTEMPTS = "SELECT attempt, worker, lease_token, started_at, finished_at, outcome,"
             + " status_code, left(error, 2000), duration_ms, detail ->> 'remoteAddress', detail ->> 'cause'"
             + " FROM outbox_attempt WHERE job_id = ? ORDER BY attempt, finished_at LIMIT 500";
 
-    private static final String DEAD_GROUPS = "SELECT kind, error_fingerprint, count(*), min(dead_at), max(dead_at)"
+    static final String DEAD_GROUPS = "SELECT kind, error_fingerprint, count(*), min(dead_at), max(dead_at)"
             + " FROM outbox_dead_letter WHERE dead_at >= coalesce(?::timestamptz, '-infinity')"
             + " AND dead_at < coalesce(?::timestamptz, 'infinity') AND (?::text IS NULL OR kind = ?)"
             + " GROUP BY kind, error_fingerprint ORDER BY count(*) DESC, kind, error_fingerprint LIMIT ?";
 
-    private static final String ENDPOINT_STATS = "WITH failed AS (SELECT detail ->> 'endpoint' AS endpoint,"
+    static final String ENDPOINT_STATS = "WITH failed AS (SELECT detail ->> 'endpoint' AS endpoint,"
             + "   count(*) FILTER (WHERE outcome IN ('retry', 'dead')) AS failed, max(finished_at) AS last_failure"
             + "   FROM outbox_attempt WHERE (detail ->> 'endpoint') = ANY(?)"
             + "   AND finished_at >= now() - interval '1 hour' GROUP BY 1),"
@@ -129,18 +132,18 @@ public final class ConsoleStore {
             + " FROM unnest(?::text[]) AS e(name) LEFT JOIN ok ON ok.endpoint = e.name"
             + " LEFT JOIN failed f ON f.endpoint = e.name LEFT JOIN latency l ON l.endpoint = e.name";
 
-    private static final String RATE_BUCKETS = "SELECT endpoint, rate_per_second, burst, rate_factor,"
+    static final String RATE_BUCKETS = "SELECT endpoint, rate_per_second, burst, rate_factor,"
             + " throttled_until, coalesce(throttled_until > now(), false) FROM outbox_rate_bucket"
             + " WHERE endpoint = ANY(?)";
 
-    private static final String ENDPOINT_ERRORS = "SELECT finished_at, job_id, attempt, outcome, status_code,"
+    static final String ENDPOINT_ERRORS = "SELECT finished_at, job_id, attempt, outcome, status_code,"
             + " left(coalesce(error, detail ->> 'error'), 500), duration_ms FROM outbox_attempt"
             + " WHERE (detail ->> 'endpoint') = ? ORDER BY finished_at DESC LIMIT ?";
 
     /** Fire keys compare in byte order (the indexes are COLLATE "C"), so one schedule's keys are one range. */
     private static final String FIRE_KEY = "(fire_key COLLATE \"C\")";
 
-    private static final String RECENT_FIRES = "SELECT * FROM ("
+    static final String RECENT_FIRES = "SELECT * FROM ("
             + " (SELECT " + FIRE_KEY + " AS k, id, CASE WHEN state = 'pending' AND run_at > now() THEN 'scheduled'"
             + "   ELSE state END AS state, attempts, left(last_error, 300) AS last_error,"
             + "   NULL::timestamptz AS finished_at FROM outbox_job WHERE fire_key IS NOT NULL"
@@ -255,6 +258,15 @@ public final class ConsoleStore {
      * time window matching the other fields, newest first.
      */
     public List<JobRow> search(JobSearch q, int limit) {
+        Where statement = searchStatement(q, limit);
+        if (statement.sql().isEmpty()) {
+            return List.of();
+        }
+        return query(statement.sql(), ps -> bind(ps, statement.params()), ConsoleStore::jobRow);
+    }
+
+    /** The search's statement and parameters (empty SQL when no table can match). */
+    Where searchStatement(JobSearch q, int limit) {
         List<String> parts = new ArrayList<>();
         List<Object> params = new ArrayList<>();
         boolean live = q.includes("pending", "scheduled", "retry", "running");
@@ -316,11 +328,11 @@ public final class ConsoleStore {
             }
         }
         if (parts.isEmpty()) {
-            return List.of();
+            return new Where("", List.of());
         }
         String sql = "SELECT * FROM (" + String.join(" UNION ALL ", parts) + ") j ORDER BY 14 DESC, 1 DESC LIMIT ?";
         params.add(limit);
-        return query(sql, ps -> bind(ps, params), ConsoleStore::jobRow);
+        return new Where(sql, params);
     }
 
     /** A WHERE clause with its parameters. */
