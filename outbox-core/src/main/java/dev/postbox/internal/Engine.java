@@ -83,6 +83,7 @@ public final class Engine {
             return;
         }
         running = true;
+        NegativeControls.warnIfEnabled(log);
         ThreadFactory platform = daemonThreads("postbox-worker-");
         ThreadFactory workerThreads = config.workerThreadFactory() != null ? config.workerThreadFactory() : platform;
         for (int i = 0; i < config.concurrency(); i++) {

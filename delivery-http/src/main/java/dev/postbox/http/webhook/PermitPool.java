@@ -1,5 +1,6 @@
 package dev.postbox.http.webhook;
 
+import dev.postbox.http.internal.NegativeControls;
 import io.github.resilience4j.ratelimiter.RateLimiter;
 import io.github.resilience4j.ratelimiter.RateLimiterConfig;
 import java.sql.SQLException;
@@ -62,6 +63,9 @@ final class PermitPool {
         }
         if (!smooth.acquirePermission()) {
             return estimate(System.nanoTime());
+        }
+        if (NegativeControls.RATE_LIMIT_PER_PROCESS) {
+            return null; // the negative control: this process's pacing alone, no cluster-wide bucket
         }
         lock.lockInterruptibly();
         waiters++;

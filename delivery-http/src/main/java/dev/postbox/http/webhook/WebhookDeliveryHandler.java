@@ -9,6 +9,7 @@ import dev.postbox.http.AttemptResult;
 import dev.postbox.http.DeliveryRequest;
 import dev.postbox.http.HttpDelivery;
 import dev.postbox.http.WebhookSigner;
+import dev.postbox.http.internal.NegativeControls;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
@@ -74,6 +75,7 @@ public final class WebhookDeliveryHandler implements JobHandler {
         this.rateLimits = rateLimits;
         this.listener = listener;
         this.settings = settings;
+        NegativeControls.warnIfEnabled(log);
     }
 
     @Override
@@ -175,7 +177,7 @@ public final class WebhookDeliveryHandler implements JobHandler {
     private DeliveryRequest request(Job job, Endpoint endpoint) {
         DeliveryRequest.Builder request = DeliveryRequest.builder()
                 .url(endpoint.url())
-                .messageId(job.stableKey())
+                .messageId(messageId(job))
                 .body(job.payloadJson())
                 .signer(WebhookSigner.of(endpoint.secrets()))
                 .traceparent(job.headers().get("traceparent"))
@@ -186,6 +188,13 @@ public final class WebhookDeliveryHandler implements JobHandler {
             request.header(EVENT_TYPE_HTTP_HEADER, eventType);
         }
         return request.build();
+    }
+
+    /** Every attempt of a job carries the same id: the job's stable key. */
+    private static String messageId(Job job) {
+        return NegativeControls.WEBHOOK_ID_PER_ATTEMPT
+                ? job.stableKey() + "-attempt-" + job.attempt()
+                : job.stableKey();
     }
 
     private void conclude(Job job, Endpoint endpoint, AttemptResult r) {
