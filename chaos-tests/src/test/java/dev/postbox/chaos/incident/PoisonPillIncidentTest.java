@@ -1,49 +1,52 @@
-package dev.postbox.chaos;
+package dev.postbox.chaos.incident;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * The poison-pill incident, reproduced (see {@code docs/postmortem-poison-pill.md}): K=3 worker
- * processes, a job that halts its worker JVM on every attempt, released by the same clock jump that
- * makes a herd of 5,500 jobs due at one instant (500 of them fail once, as if a downstream were
- * briefly down). The driver samples what on call sees every 500 ms and writes {@code
- * target/incident-timeline.json} and {@code .md}.
+ * processes with the engine's default concurrency, claim batch and prefetch, a job that halts its
+ * worker JVM on every attempt, released by the same clock jump that makes a herd of 5,500 jobs due
+ * at one instant (500 of them fail once, as if a downstream were briefly down). Each crash strands
+ * the jobs its worker had claimed: the bystanders. The driver samples what on call sees every
+ * 500 ms and writes {@code target/incident-timeline.json} and {@code .md}.
  *
- * <p>CI form: herd 5,000 + 500 flaky; then the "before the fix" comparison (poison budget 1000,
- * herd 1,000 + 100 flaky, observed 20 s); 60-100 s in all. Longer form: {@code
- * -Dincident.herd=50000 -Dincident.maxSeconds=600 -Dincident.comparisonHerd=5000
- * -Dincident.comparisonWindowSeconds=60}. Replay the job mix with {@code -Dincident.seed=<seed>};
- * {@code -Dincident.skipComparison=true} skips the comparison.
+ * <p>Then the comparison: the same incident on the engine before issue 11 (claim-time charging,
+ * the {@code chargeAtClaim} negative control), which the bystander check must catch. Replay the job
+ * mix with {@code -Dincident.seed=<seed>}; {@code -Dincident.skipComparison=true} skips the
+ * comparison; {@code -Dincident.herd=50000 -Dincident.maxSeconds=600} is a longer form.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PoisonPillIncidentTest {
 
-    /** Window of the comparison run, from the clock jump. */
-    static final Duration COMPARISON_WINDOW = Duration.ofSeconds(Long.getLong("incident.comparisonWindowSeconds", 20));
-    /** Herd of the comparison run (smaller than the main run's to keep CI short). */
-    static final int COMPARISON_HERD = Integer.getInteger("incident.comparisonHerd", 1_000);
+    private final List<IncidentRun.Result> runs = new ArrayList<>();
+    private IncidentRun.Result fixed;
 
-    private static final List<IncidentDriver.Run> runs = new ArrayList<>();
+    private synchronized IncidentRun.Result fixedRun() throws Exception {
+        if (fixed == null) {
+            fixed = record(new IncidentRun(IncidentConfig.fixed()).run());
+        }
+        return fixed;
+    }
 
     @Test
     @Order(1)
     void poisonIsDeadLetteredAfterItsBudgetAndTheSloRecoversAfterTheHerd() throws Exception {
-        IncidentDriver.Config config = IncidentDriver.Config.fixed();
-        IncidentDriver.Run r = new IncidentDriver(config).run();
-        record(r);
+        IncidentRun.Result r = fixedRun();
+        IncidentConfig config = r.config();
         String seed = "seed " + config.seed();
 
-        // The poison job: dead-lettered with exactly its budget, through expired leases, in time.
+        // The poison job: dead-lettered with exactly its budget charged, through expired leases, in time.
         assertThat(r.values().get("poisonDeadLettered")).as(seed).isEqualTo(true);
         assertThat(r.count("poisonDeadAttempts")).as(seed).isEqualTo(config.poisonBudget());
         assertThat(r.count("poisonDeadMaxAttempts")).as(seed).isEqualTo(config.poisonBudget());
@@ -52,9 +55,12 @@ class PoisonPillIncidentTest {
         assertThat(r.count("poisonDeadAtMs"))
                 .as(seed)
                 .isBetween(0L, config.poisonDeadLimit().toMillis());
-        assertThat(r.count("poisonAttemptsLogged")).as(seed).isEqualTo(config.poisonBudget());
-        // It took down a worker once per attempt, and no more.
-        assertThat(r.count("workerCrashesPoison")).as(seed).isEqualTo(config.poisonBudget());
+        // Its crashes, counted at the workers: its budget, plus at most one attempt whose start was not yet
+        // recorded when it crashed (after that the job is suspect and its start is recorded before it runs).
+        assertThat(r.count("workerCrashesPoison"))
+                .as(seed)
+                .isBetween((long) config.poisonBudget(), config.poisonBudget() + 1L);
+        assertThat(r.count("poisonHaltLines")).as(seed).isEqualTo(r.count("workerCrashesPoison"));
         assertThat(r.count("workerExitsOther")).as(seed).isZero();
 
         // The herd: everything done exactly once, nothing else dead.
@@ -68,7 +74,7 @@ class PoisonPillIncidentTest {
         assertThat(r.count("archivedDone")).as(seed).isEqualTo(jobs);
         assertThat(r.count("deadLetters")).as(seed).isEqualTo(1);
 
-        // The SLO signal: the oldest claimable job is younger than 5 s again within 60 s of the burst.
+        // The SLO signal: the oldest claimable job is younger than 5 s again soon after the burst.
         assertThat(r.count("sloRecoveredAtMs"))
                 .as(seed)
                 .isBetween(0L, config.sloRecoveryLimit().toMillis());
@@ -86,33 +92,51 @@ class PoisonPillIncidentTest {
 
     @Test
     @Order(2)
-    void beforeTheFixThePoisonKeepsCrashLoopingTheFleet() throws Exception {
-        assumeFalse(Boolean.getBoolean("incident.skipComparison"));
-        IncidentDriver.Config config =
-                IncidentDriver.Config.beforeFix(COMPARISON_WINDOW, COMPARISON_HERD, COMPARISON_HERD / 10);
-        IncidentDriver.Run r = new IncidentDriver(config).run();
-        record(r);
+    void aPoisonJobDoesNotChargeItsBystanders() throws Exception {
+        IncidentRun.Result r = fixedRun();
+        String seed = "seed " + r.config().seed();
+        assertThat(r.count("workerCrashesPoison")).as(seed).isPositive();
+        assertThat(r.count("bystanderDeadLetters")).as(seed).isZero();
+        assertThat(r.count("herdLost") + r.count("flakyLost")).as(seed).isZero();
+        assertThat(r.count("bystanderAttemptsChargedWithoutStart"))
+                .as("bystanders' attempts charged beyond their handler starts, " + seed)
+                .isLessThanOrEqualTo(bystanderBound(r));
+    }
 
-        // Never dead-lettered: it is still live at the end of the window, having crashed a worker
-        // on every claim, more often than the fixed run's budget of 3 allows, and still going after
-        // the herd is done.
-        assertThat(r.values().get("poisonDeadLettered")).isEqualTo(false);
-        assertThat(r.count("workerCrashesPoison"))
-                .isGreaterThan(IncidentDriver.Config.fixed().poisonBudget());
-        assertThat(r.count("workerCrashesAfterHerdDrained")).isPositive();
+    @Test
+    @Order(3)
+    void beforeTheFixEveryCrashChargesItsBystanders() throws Exception {
+        assumeFalse(Boolean.getBoolean("incident.skipComparison"));
+        IncidentRun.Result r = record(new IncidentRun(IncidentConfig.beforeTheFix()).run());
+
+        // The same check as aPoisonJobDoesNotChargeItsBystanders, judged on the old engine: it must fail.
+        assertThat(r.count("workerCrashesPoison")).isPositive();
+        assertThat(r.count("bystanderAttemptsChargedWithoutStart")).isGreaterThan(bystanderBound(r));
         assertThat(r.count("herdLost")).isZero();
         assertThat(r.count("workerExitsOther")).isZero();
         assertThat(r.count("duplicateEffects")).isZero();
     }
 
-    private static synchronized void record(IncidentDriver.Run r) throws Exception {
+    /**
+     * Bystanders may be charged only for attempts that started: at a crash, at most the {@code
+     * concurrency} attempts in flight can have had their start recorded before their handler printed
+     * its marker. Claim-time charging charges every claimed job of the crashed worker (up to
+     * concurrency + prefetch).
+     */
+    private static long bystanderBound(IncidentRun.Result r) {
+        return r.count("workerCrashesPoison") * r.config().concurrency();
+    }
+
+    private synchronized IncidentRun.Result record(IncidentRun.Result r) throws Exception {
         runs.add(r);
         IncidentReport.write(runs, r.config().reportDir());
         Map<String, Object> v = r.values();
         System.out.println("INCIDENT " + v.get("name") + " seed=" + v.get("seed") + " crashes="
                 + v.get("workerCrashesPoison") + " poisonDeadAtMs=" + v.get("poisonDeadAtMs") + " oldestPeakMs="
                 + v.get("oldestDueAgePeakMs") + " sloRecoveredAtMs=" + v.get("sloRecoveredAtMs")
-                + " drainedAtMs=" + v.get("drainedAtMs") + " retryDueMaxBucketShare="
-                + v.get("flakyRetryDueMaxBucketShare") + " crashesAfterHerd=" + v.get("workerCrashesAfterHerdDrained"));
+                + " drainedAtMs=" + v.get("drainedAtMs") + " bystanderAttemptsChargedWithoutStart="
+                + v.get("bystanderAttemptsChargedWithoutStart") + " retryDueMaxBucketShare="
+                + v.get("flakyRetryDueMaxBucketShare"));
+        return r;
     }
 }

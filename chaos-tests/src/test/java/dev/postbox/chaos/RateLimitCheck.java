@@ -1,0 +1,51 @@
+package dev.postbox.chaos;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The rate-limited endpoint as its receiver sees it: in no 1-s window of arrivals may there be more
+ * than {@code rate + burst} requests (every request counts, whatever the receiver answered: each
+ * took a permit). That is the promise of a token bucket of that rate and burst, held cluster-wide
+ * (DESIGN section 2.8), measured at the receiver. Bursts of {@link Producer#LIMITED_BURST_SIZE}
+ * requests make a limit that is missing or held per process visible.
+ */
+final class RateLimitCheck {
+
+    /** The bound: rate + burst requests in any 1 s. */
+    static final long BOUND = (long) ChaosEndpoints.LIMITED_RATE + ChaosEndpoints.LIMITED_BURST;
+
+    private RateLimitCheck() {}
+
+    static void check(Statement s, ChaosResult r) throws SQLException {
+        List<Long> arrivals = new ArrayList<>();
+        try (ResultSet rs = s.executeQuery("SELECT arrival_ms FROM chaos_delivery WHERE endpoint = '"
+                + ChaosEndpoints.RX_LIMITED + "' ORDER BY arrival_ms")) {
+            while (rs.next()) {
+                arrivals.add(rs.getLong(1));
+            }
+        }
+        long max = 0;
+        long violations = 0;
+        int from = 0;
+        for (int to = 0; to < arrivals.size(); to++) {
+            while (arrivals.get(to) - arrivals.get(from) >= 1000) {
+                from++;
+            }
+            long inWindow = to - from + 1;
+            max = Math.max(max, inWindow);
+            if (inWindow > BOUND) {
+                violations++;
+            }
+        }
+        double seconds = arrivals.size() < 2 ? 0 : (arrivals.get(arrivals.size() - 1) - arrivals.get(0)) / 1000.0;
+        r.put("rateLimitedRequests", (long) arrivals.size());
+        r.put("rateLimitMaxPerSecond", max);
+        r.put("rateLimitBound", BOUND);
+        r.put("rateLimitMeanPerSecond", seconds == 0 ? 0.0 : Math.round(arrivals.size() / seconds * 10) / 10.0);
+        r.put("rateLimitViolations", violations);
+    }
+}
