@@ -16,6 +16,7 @@ import dev.postbox.http.WebhookSecret;
 import dev.postbox.http.webhook.HttpDeliveryModule;
 import dev.postbox.testing.TestDatabase;
 import java.nio.file.Path;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -155,7 +156,7 @@ public final class ChaosRun {
                 if (config.workload().txPerSecond() > 0) {
                     producer.run(enough(producer, faults));
                 } else {
-                    awaitDrained(producer, config.workload().maxProduceTime());
+                    awaitStormEnd(producer);
                 }
                 long produced = System.nanoTime();
                 faults.stop();
@@ -171,7 +172,9 @@ public final class ChaosRun {
                 fleet.close();
                 List<Incarnation> incarnations = fleet.incarnations();
                 WorkerLogs logs = WorkerLogs.read(logDir);
-                ChaosResult result = new Checker(ds, cron).check(logs);
+                Checker checker = new Checker(ds, cron);
+                ChaosResult result = checker.check(logs);
+                result.put("rateLimitViolationsPrecededBy", timeline.before(checker.rateLimitViolationWindows(), 5));
                 FencedZombies.Count zombies = FencedZombies.count(incarnations, logs, ds);
                 result.put("seed", config.seed());
                 result.put("name", config.name());
@@ -241,6 +244,29 @@ public final class ChaosRun {
             // fenced zombie stops are known only when the run is checked: twice as many stops as needed
             return faults.kills.get() >= min.kills() && faults.zombieStops.get() >= 2 * min.zombieStopsFenced();
         };
+    }
+
+    /**
+     * A preloaded run's storm: until no job is live, at most {@code maxProduceTime}, or (a control)
+     * until the first dead letter.
+     */
+    private void awaitStormEnd(Producer producer) throws SQLException, InterruptedException {
+        long deadline = System.nanoTime() + config.workload().maxProduceTime().toNanos();
+        while (System.nanoTime() < deadline && producer.retrying(Producer::liveJobs) > 0) {
+            if (config.workload().stopAtFirstDeadLetter() && producer.retrying(ChaosRun::deadLetters) > 0) {
+                timeline.add("first dead letter: storm ends", "-", "");
+                return;
+            }
+            Thread.sleep(250);
+        }
+    }
+
+    private static long deadLetters(Connection c) throws SQLException {
+        try (java.sql.Statement s = c.createStatement();
+                java.sql.ResultSet rs = s.executeQuery("SELECT count(*) FROM outbox_dead_letter")) {
+            rs.next();
+            return rs.getLong(1);
+        }
     }
 
     /** Waits until no job is live, at most {@code limit}; false at the limit. */
@@ -329,7 +355,8 @@ public final class ChaosRun {
 
     /**
      * Arms a share of the incarnations with one crash point each, the points in turn (so each gets
-     * its share of halts), halting after a uniform 1..{@code crashCountdownMax} events of the point.
+     * its share of halts), halting at the point's first event after a uniform 0.3 s..{@code
+     * crashDelayMax} of work.
      */
     private void crashPlan(Map<String, String> p) {
         ChaosConfig.Faults f = config.faults();
@@ -340,7 +367,8 @@ public final class ChaosRun {
             CrashPoints.Point[] points = CrashPoints.Point.values();
             CrashPoints.Point point = points[armed.getAndIncrement() % points.length];
             p.put("chaos.crash.point", point.label);
-            p.put("chaos.crash.after", Integer.toString(1 + crashPlans.nextInt(f.crashCountdownMax())));
+            long max = f.crashDelayMax().toMillis();
+            p.put("chaos.crash.afterMs", Long.toString(300 + crashPlans.nextLong(Math.max(1, max - 300))));
         }
     }
 

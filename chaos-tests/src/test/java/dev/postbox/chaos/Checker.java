@@ -8,6 +8,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
@@ -36,6 +37,7 @@ final class Checker {
 
     private final DataSource ds;
     private final CronDeploys cron;
+    private List<Long> rateLimitViolationWindows = List.of();
 
     Checker(DataSource ds, CronDeploys cron) {
         this.ds = ds;
@@ -61,6 +63,12 @@ final class Checker {
             r.put(
                     "unexpectedDeadLetters",
                     one(s, "SELECT count(*) FROM outbox_dead_letter WHERE kind <> '" + WorkerMain.POISON + "'"));
+            r.put(
+                    "deadLettersByKindAndReason",
+                    map(
+                            s,
+                            "SELECT kind || ': ' || regexp_replace(left(coalesce(last_error, '-'), 70), '[0-9]+', 'N', 'g'),"
+                                    + " count(*) FROM outbox_dead_letter GROUP BY 1 ORDER BY 2 DESC LIMIT 12"));
             r.put("notTerminal", one(s, "SELECT count(*) FROM outbox_job"));
             r.put("handlerStarts", logs.handlerStarts());
             r.put(
@@ -71,7 +79,7 @@ final class Checker {
                                     + "SELECT id, attempts FROM outbox_job_archive UNION ALL"
                                     + " SELECT id, attempts FROM outbox_dead_letter) a"
                                     + " LEFT JOIN chaos_start st ON st.job_id = a.id"));
-            RateLimitCheck.check(s, r);
+            rateLimitViolationWindows = RateLimitCheck.check(s, r);
             cron(s, r);
             r.latency(latency(s));
             r.put("receiverRequests", one(s, "SELECT count(*) FROM chaos_delivery"));
@@ -86,6 +94,11 @@ final class Checker {
                     one(s, "SELECT count(*) FROM outbox_attempt WHERE outcome = 'lease_expired'"));
         }
         return r;
+    }
+
+    /** Wall-clock starts of the rate-limit windows that held too many requests (after {@link #check}). */
+    List<Long> rateLimitViolationWindows() {
+        return rateLimitViolationWindows;
     }
 
     /** Loads the workers' START markers (handler starts per job id) into chaos_start. */
@@ -223,13 +236,14 @@ final class Checker {
         }
         long owed = 0;
         long missing = 0;
-        for (Instant t = cron.firstExpected().plusSeconds(1).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
-                !t.isAfter(cron.lastExpected());
-                t = t.plusSeconds(1)) {
-            if (cron.owed(t)) {
-                owed++;
-                if (!seen.containsKey(t)) {
-                    missing++;
+        if (cron.registered()) {
+            Instant first = cron.firstExpected().plusSeconds(1).truncatedTo(ChronoUnit.SECONDS);
+            for (Instant t = first; !t.isAfter(cron.lastExpected()); t = t.plusSeconds(1)) {
+                if (cron.owed(t)) {
+                    owed++;
+                    if (!seen.containsKey(t)) {
+                        missing++;
+                    }
                 }
             }
         }

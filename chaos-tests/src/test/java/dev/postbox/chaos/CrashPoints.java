@@ -7,14 +7,14 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
 /**
  * The worker's observation points and named crash points. Every handler start prints a {@code
  * START <job id> <kind>} marker (the harness counts attempts that really started from these, not
- * from Postbox's tables). A worker incarnation may be armed with one crash point and a countdown:
- * at that point's countdown-th event it prints {@code CRASHPOINT <point>} and halts the JVM at once
+ * from Postbox's tables). A worker incarnation may be armed with one crash point and a delay: at
+ * the point's first event after the delay (counted from the worker's first handler start) it
+ * prints {@code CRASHPOINT <point>} and halts the JVM at once
  * ({@code Runtime.halt}, no shutdown hooks, like a power cut at that line) with the point's own
  * exit status, so the driver knows which point fired without reading the log.
  *
@@ -74,28 +74,36 @@ final class CrashPoints {
     }
 
     private final Point armed;
-    private final AtomicInteger countdown;
+    private final long afterNanos;
+    private volatile long firstStartNanos;
 
-    CrashPoints(Point armed, int countdown) {
+    CrashPoints(Point armed, long afterMillis) {
         this.armed = armed;
-        this.countdown = new AtomicInteger(countdown);
+        this.afterNanos = afterMillis * 1_000_000L;
     }
 
-    /** From {@code -Dchaos.crash.point=<label>} and {@code -Dchaos.crash.after=<events>}; unarmed without. */
+    /**
+     * From {@code -Dchaos.crash.point=<label>} and {@code -Dchaos.crash.afterMs=<ms>}: the point halts
+     * at its first event at least that long after this worker started its first handler. Unarmed
+     * without.
+     */
     static CrashPoints fromSystemProperties() {
         String point = System.getProperty("chaos.crash.point", "");
         return point.isBlank()
                 ? new CrashPoints(null, 0)
-                : new CrashPoints(Point.byLabel(point), Integer.getInteger("chaos.crash.after", 1));
+                : new CrashPoints(Point.byLabel(point), Long.getLong("chaos.crash.afterMs", 0));
     }
 
     String armedLabel() {
-        return armed == null ? "none" : armed.label + "@" + countdown.get();
+        return armed == null ? "none" : armed.label + "@" + afterNanos / 1_000_000 + "ms";
     }
 
     /** A handler started: the marker, then the {@code after-start} point. */
     void started(Job job) {
         System.out.println("START " + job.id() + " " + job.kind());
+        if (firstStartNanos == 0) {
+            firstStartNanos = System.nanoTime();
+        }
         event(Point.AFTER_START, job.id());
     }
 
@@ -104,7 +112,7 @@ final class CrashPoints {
     }
 
     private void event(Point point, long jobId) {
-        if (point == armed && countdown.decrementAndGet() == 0) {
+        if (point == armed && firstStartNanos != 0 && System.nanoTime() - firstStartNanos >= afterNanos) {
             System.out.println("CRASHPOINT " + point.label + " job=" + jobId);
             System.out.flush();
             Runtime.getRuntime().halt(point.exitStatus);

@@ -36,8 +36,7 @@ class CrashStormTest {
     @Order(2)
     void claimTimeChargingInTheSameStormIsCaught() throws Exception {
         assumeFalse(Boolean.getBoolean("chaos.skipControls"));
-        ChaosConfig config =
-                ChaosConfig.crashStorm().named("chaos-control-charge-at-claim").plus(Control.CHARGE_AT_CLAIM);
+        ChaosConfig config = ChaosConfig.crashStormChargingAtClaim();
         ChaosResult r = new ChaosRun(config).run();
 
         assertThat(r.count("unexpectedDeadLetters"))

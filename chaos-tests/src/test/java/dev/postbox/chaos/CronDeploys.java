@@ -62,6 +62,11 @@ final class CronDeploys {
         pausedAt = Instant.now();
     }
 
+    /** Whether the run has a schedule (only runs with every kind of traffic do). */
+    synchronized boolean registered() {
+        return registeredAt != null;
+    }
+
     /** The first fire owed: 2 s after registration (the workers' materialisers may start later). */
     synchronized Instant firstExpected() {
         return registeredAt.plusSeconds(2);

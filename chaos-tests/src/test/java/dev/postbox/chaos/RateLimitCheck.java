@@ -20,7 +20,8 @@ final class RateLimitCheck {
 
     private RateLimitCheck() {}
 
-    static void check(Statement s, ChaosResult r) throws SQLException {
+    /** Wall-clock ms at which the arrivals of each violating window began (at most 20). */
+    static List<Long> check(Statement s, ChaosResult r) throws SQLException {
         List<Long> arrivals = new ArrayList<>();
         try (ResultSet rs = s.executeQuery("SELECT arrival_ms FROM chaos_delivery WHERE endpoint = '"
                 + ChaosEndpoints.RX_LIMITED + "' ORDER BY arrival_ms")) {
@@ -30,6 +31,7 @@ final class RateLimitCheck {
         }
         long max = 0;
         long violations = 0;
+        List<Long> windows = new ArrayList<>();
         int from = 0;
         for (int to = 0; to < arrivals.size(); to++) {
             while (arrivals.get(to) - arrivals.get(from) >= 1000) {
@@ -39,6 +41,10 @@ final class RateLimitCheck {
             max = Math.max(max, inWindow);
             if (inWindow > BOUND) {
                 violations++;
+                long windowStart = arrivals.get(from);
+                if (windows.size() < 20 && (windows.isEmpty() || windows.get(windows.size() - 1) != windowStart)) {
+                    windows.add(windowStart);
+                }
             }
         }
         double seconds = arrivals.size() < 2 ? 0 : (arrivals.get(arrivals.size() - 1) - arrivals.get(0)) / 1000.0;
@@ -47,5 +53,6 @@ final class RateLimitCheck {
         r.put("rateLimitBound", BOUND);
         r.put("rateLimitMeanPerSecond", seconds == 0 ? 0.0 : Math.round(arrivals.size() / seconds * 10) / 10.0);
         r.put("rateLimitViolations", violations);
+        return windows;
     }
 }

@@ -8,13 +8,36 @@ import java.util.List;
 /** The run's fault timeline, in offsets from the run's start; also the fleet's listener. */
 final class Timeline implements WorkerFleet.Listener {
 
-    record Event(long offsetMillis, String what, String worker, String detail) {}
+    record Event(long offsetMillis, long wallMillis, String what, String worker, String detail) {}
 
     private final List<Event> events = new ArrayList<>();
     private final long startNanos = System.nanoTime();
+    private final long startWallMillis = System.currentTimeMillis();
 
     synchronized void add(String what, String worker, String detail) {
-        events.add(new Event((System.nanoTime() - startNanos) / 1_000_000, what, worker, detail));
+        events.add(new Event(
+                (System.nanoTime() - startNanos) / 1_000_000, System.currentTimeMillis(), what, worker, detail));
+    }
+
+    /** The events in the {@code seconds} before each of {@code wallMillis} (what preceded a violation). */
+    synchronized List<String> before(List<Long> wallMillis, int seconds) {
+        List<String> out = new ArrayList<>();
+        for (long at : wallMillis) {
+            StringBuilder b = new StringBuilder("t=" + (at - startWallMillis) / 1000.0 + " s:");
+            for (Event e : events) {
+                if (e.wallMillis() <= at && e.wallMillis() > at - seconds * 1000L) {
+                    b.append(' ')
+                            .append(e.what())
+                            .append('@')
+                            .append(e.worker())
+                            .append(" (-")
+                            .append(at - e.wallMillis())
+                            .append(" ms)");
+                }
+            }
+            out.add(b.toString());
+        }
+        return out;
     }
 
     synchronized List<Event> events() {
