@@ -174,7 +174,7 @@ public final class ChaosRun {
                 WorkerLogs logs = WorkerLogs.read(logDir);
                 Checker checker = new Checker(ds, cron);
                 ChaosResult result = checker.check(logs);
-                result.put("rateLimitViolationsPrecededBy", timeline.before(checker.rateLimitViolationWindows(), 5));
+                result.put("rateLimitViolationWindows", timeline.before(checker.rateLimitViolationWindows(), 5));
                 FencedZombies.Count zombies = FencedZombies.count(incarnations, logs, ds);
                 result.put("seed", config.seed());
                 result.put("name", config.name());
@@ -241,8 +241,8 @@ public final class ChaosRun {
                     return false;
                 }
             }
-            // fenced zombie stops are known only when the run is checked: twice as many stops as needed
-            return faults.kills.get() >= min.kills() && faults.zombieStops.get() >= 2 * min.zombieStopsFenced();
+            // fenced zombie stops are known only when the run is checked: four times as many stops
+            return faults.kills.get() >= min.kills() && faults.zombieStops.get() >= 4 * min.zombieStopsFenced();
         };
     }
 
@@ -300,6 +300,10 @@ public final class ChaosRun {
         t.setDaemon(true);
         t.start();
         return t;
+    }
+
+    private String workerMain() {
+        return (config.engine().springBoot() ? WorkerMain.class : PlainWorkerMain.class).getName();
     }
 
     private WorkerFleet startCronNode(RunDatabase db, WorkerJvm jvm, Path logDir) throws Exception {

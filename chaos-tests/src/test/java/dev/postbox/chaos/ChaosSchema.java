@@ -37,10 +37,11 @@ final class ChaosSchema {
             s.execute("CREATE INDEX ON chaos_effect (seq)");
             s.execute("CREATE UNIQUE INDEX chaos_effect_webhook_id ON chaos_effect (webhook_id)"
                     + " WHERE webhook_id IS NOT NULL");
-            // Every request the receiver saw (signature verified or not), with its arrival time.
+            // Every request the receiver saw (signature verified or not), with its arrival time and the
+            // sender's webhook-timestamp (whole seconds, taken when the request was built).
             s.execute("CREATE TABLE chaos_delivery (id bigserial PRIMARY KEY, endpoint text NOT NULL,"
                     + " webhook_id text, tx bigint, seq bigint, fault text NOT NULL, applied boolean NOT NULL,"
-                    + " arrival_ms bigint NOT NULL)");
+                    + " arrival_ms bigint NOT NULL, sent_s bigint)");
             s.execute("CREATE INDEX ON chaos_delivery (seq)");
             // Cron fires as the handler saw them: the fire instant from the job's payload.
             s.execute("CREATE TABLE chaos_cron_fire (id bigserial PRIMARY KEY, fire_at timestamptz NOT NULL,"

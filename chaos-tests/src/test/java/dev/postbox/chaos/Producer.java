@@ -56,6 +56,7 @@ final class Producer {
     private static final long BURST_SPACING_NANOS = 125_000_000L;
 
     private final ChaosConfig.Workload workload;
+    private final int localMaxAttempts;
     private final DataSource ds;
     private final Outbox outbox;
     private final Webhooks webhooks;
@@ -78,6 +79,7 @@ final class Producer {
 
     Producer(ChaosConfig config, DataSource ds, Outbox outbox, Webhooks webhooks, SplittableRandom random) {
         this.workload = config.workload();
+        this.localMaxAttempts = config.engine().maxAttempts();
         this.ds = ds;
         this.outbox = outbox;
         this.webhooks = webhooks;
@@ -276,9 +278,7 @@ final class Producer {
                         .payload(payload)
                         .idempotencyKey(key)
                         .orderingKey(i.orderingKey());
-                if (i.kind().equals(POISON)) {
-                    request.maxAttempts(WorkerMain.POISON_BUDGET);
-                }
+                request.maxAttempts(i.kind().equals(POISON) ? WorkerMain.POISON_BUDGET : localMaxAttempts);
                 if (ghostControl && i.kind().equals(LOCAL) && i.orderingKey() == null) {
                     enqueueInItsOwnTransaction(request.build());
                 } else {

@@ -94,7 +94,8 @@ final class Receiver implements AutoCloseable {
     }
 
     /** What one request carries: its webhook-id and the producer's fields from its payload. */
-    private record Request(String endpoint, String webhookId, Long tx, Long seq, String orderingKey) {}
+    private record Request(
+            String endpoint, String webhookId, Long sentSeconds, Long tx, Long seq, String orderingKey) {}
 
     private void handle(HttpExchange exchange) throws IOException {
         long arrival = System.currentTimeMillis();
@@ -108,8 +109,9 @@ final class Receiver implements AutoCloseable {
         try {
             WebhookVerifier verifier = verifiers.get(endpoint);
             String claimedId = exchange.getRequestHeaders().getFirst(WebhookVerifier.ID_HEADER);
+            Long sent = seconds(exchange.getRequestHeaders().getFirst(WebhookVerifier.TIMESTAMP_HEADER));
             if (verifier == null) {
-                log(new Request(endpoint, claimedId, null, null, null), "unknown-endpoint", false, arrival);
+                log(new Request(endpoint, claimedId, sent, null, null, null), "unknown-endpoint", false, arrival);
                 exchange.sendResponseHeaders(404, -1);
                 return;
             }
@@ -118,7 +120,7 @@ final class Receiver implements AutoCloseable {
                 verified = verifier.verify(exchange.getRequestHeaders()::getFirst, body);
             } catch (WebhookVerificationException e) {
                 signatureRejections.incrementAndGet();
-                log(new Request(endpoint, claimedId, null, null, null), "bad-signature", false, arrival);
+                log(new Request(endpoint, claimedId, sent, null, null, null), "bad-signature", false, arrival);
                 exchange.sendResponseHeaders(401, -1);
                 return;
             }
@@ -126,6 +128,7 @@ final class Receiver implements AutoCloseable {
             Request request = new Request(
                     endpoint,
                     verified.messageId(),
+                    sent,
                     number(payload, "tx"),
                     number(payload, "seq"),
                     payload.hasNonNull("ok") ? payload.get("ok").asString() : null);
@@ -168,6 +171,14 @@ final class Receiver implements AutoCloseable {
         }
     }
 
+    private static Long seconds(String header) {
+        try {
+            return header == null ? null : Long.parseLong(header.trim());
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
     private static Long number(JsonNode payload, String field) {
         JsonNode n = payload.get(field);
         return n != null && n.isIntegralNumber() ? n.asLong() : null;
@@ -192,7 +203,7 @@ final class Receiver implements AutoCloseable {
         try (Connection c = ds.getConnection();
                 PreparedStatement ps = c.prepareStatement(
                         "INSERT INTO chaos_delivery"
-                                + " (endpoint, webhook_id, tx, seq, fault, applied, arrival_ms) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+                                + " (endpoint, webhook_id, tx, seq, fault, applied, arrival_ms, sent_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
             ps.setString(1, r.endpoint());
             ps.setString(2, r.webhookId());
             setLong(ps, 3, r.tx());
@@ -200,6 +211,7 @@ final class Receiver implements AutoCloseable {
             ps.setString(5, fault);
             ps.setBoolean(6, applied);
             ps.setLong(7, arrival);
+            setLong(ps, 8, r.sentSeconds());
             ps.executeUpdate();
         }
     }

@@ -19,7 +19,7 @@ final class Timeline implements WorkerFleet.Listener {
                 (System.nanoTime() - startNanos) / 1_000_000, System.currentTimeMillis(), what, worker, detail));
     }
 
-    /** The events in the {@code seconds} before each of {@code wallMillis} (what preceded a violation). */
+    /** The events from {@code seconds} before each of {@code wallMillis} to 1 s after (around a violating window). */
     synchronized List<String> before(List<Long> wallMillis, int seconds) {
         List<String> out = new ArrayList<>();
         for (long at : wallMillis) {
