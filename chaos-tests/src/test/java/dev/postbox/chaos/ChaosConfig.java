@@ -198,8 +198,24 @@ public record ChaosConfig(
      */
     static ChaosConfig faultControls() {
         ChaosConfig ci = ci();
+        Workload w = shortWorkload(ci.workload(), 1_500);
         return ci.named("chaos-control-faults")
-                .with(shortWorkload(ci.workload(), 1_500))
+                // a backlog, so that the workers are busy when they are stopped (a zombie must be
+                // holding handlers in flight for its completions to be stale)
+                .with(new Workload(
+                        w.workers(),
+                        3_000,
+                        w.minCommittedIntents(),
+                        w.maxProduceTime(),
+                        w.txPerSecond(),
+                        w.maxBacklog(),
+                        w.rollbackShare(),
+                        w.poisonShare(),
+                        w.mixedKinds(),
+                        w.localWorkMaxMillis(),
+                        w.burstEvery(),
+                        w.drainTimeout(),
+                        false))
                 .with(new Faults(
                         Duration.ofMillis(1500),
                         Duration.ofMillis(2500),

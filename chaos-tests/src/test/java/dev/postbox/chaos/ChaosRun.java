@@ -232,8 +232,9 @@ public final class ChaosRun {
     private BooleanSupplier enough(Producer producer, FaultInjector faults) {
         ChaosConfig.Coverage min = config.coverage();
         int minIntents = Math.max(config.workload().minCommittedIntents(), min.committedIntents());
+        long preloaded = producer.committedIntents; // a preload is a backlog, not the run's production
         return () -> {
-            if (config.workload().minCommittedIntents() <= 0 || producer.committedIntents < minIntents) {
+            if (config.workload().minCommittedIntents() <= 0 || producer.committedIntents - preloaded < minIntents) {
                 return false;
             }
             for (AtomicInteger n : halts.values()) {
