@@ -7,6 +7,7 @@ import dev.postbox.internal.JobWriter;
 import dev.postbox.internal.Require;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -31,11 +32,13 @@ public final class Postbox implements AutoCloseable {
     private final Outbox outbox;
     private final PostboxAdmin admin;
     private final Engine engine;
+    private final Set<String> handlerKinds;
 
     private Postbox(Builder b) {
         this.config = b.config;
         JsonCodec codec = b.codec != null ? b.codec : JsonCodec.jackson();
         Map<String, HandlerRegistration> handlers = Map.copyOf(b.handlers);
+        this.handlerKinds = Set.copyOf(handlers.keySet());
         JobWriter writer = new JobWriter(codec, config, kind -> {
             HandlerRegistration registration = handlers.get(kind);
             RetryPolicy policy = registration != null && registration.retryPolicy() != null
@@ -68,6 +71,11 @@ public final class Postbox implements AutoCloseable {
         return config;
     }
 
+    /** The job kinds this engine has a handler for. */
+    public Set<String> handlerKinds() {
+        return handlerKinds;
+    }
+
     /** Starts claiming and running jobs of the configured queues. Idempotent. */
     public void start() {
         engine.start();
@@ -93,10 +101,14 @@ public final class Postbox implements AutoCloseable {
         return engine.runDueJobs();
     }
 
-    /** Runs one rescue pass of expired leases now; returns {retried, dead}. Meant for tests and tools. */
+    /**
+     * Runs one rescue pass of expired leases now; returns {retried, dead, returned}: started
+     * attempts charged and retried, jobs dead-lettered, and unstarted attempts returned without
+     * charge. Meant for tests and tools.
+     */
     public int[] rescueExpiredLeases() {
         JobStore.Rescued rescued = engine.rescueNow();
-        return new int[] {rescued.retried(), rescued.dead()};
+        return new int[] {rescued.retried(), rescued.dead(), rescued.returned()};
     }
 
     @Override

@@ -23,6 +23,7 @@ public final class PostboxConfig {
     public static final Duration DEFAULT_VISIBILITY_TIMEOUT = Duration.ofSeconds(30);
     public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofSeconds(10);
     public static final Duration DEFAULT_RESCUE_INTERVAL = Duration.ofSeconds(5);
+    public static final Duration DEFAULT_START_MARK_INTERVAL = Duration.ofSeconds(1);
     public static final int DEFAULT_COMPLETION_BATCH_SIZE = 500;
     public static final Duration DEFAULT_COMPLETION_FLUSH_INTERVAL = Duration.ofMillis(5);
     public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(30);
@@ -49,6 +50,7 @@ public final class PostboxConfig {
     private final Duration visibilityTimeout;
     private final Duration heartbeatInterval;
     private final Duration rescueInterval;
+    private final Duration startMarkInterval;
     private final int completionBatchSize;
     private final Duration completionFlushInterval;
     private final Duration shutdownGrace;
@@ -77,6 +79,7 @@ public final class PostboxConfig {
         this.visibilityTimeout = b.visibilityTimeout;
         this.heartbeatInterval = b.heartbeatInterval;
         this.rescueInterval = b.rescueInterval;
+        this.startMarkInterval = b.startMarkInterval;
         this.completionBatchSize = b.completionBatchSize;
         this.completionFlushInterval = b.completionFlushInterval;
         this.shutdownGrace = b.shutdownGrace;
@@ -130,6 +133,7 @@ public final class PostboxConfig {
         b.visibilityTimeout = visibilityTimeout;
         b.heartbeatInterval = heartbeatInterval;
         b.rescueInterval = rescueInterval;
+        b.startMarkInterval = startMarkInterval;
         b.completionBatchSize = completionBatchSize;
         b.completionFlushInterval = completionFlushInterval;
         b.shutdownGrace = shutdownGrace;
@@ -196,6 +200,16 @@ public final class PostboxConfig {
 
     public Duration rescueInterval() {
         return rescueInterval;
+    }
+
+    /**
+     * How often the engine records, in one statement, which running attempts have started. An
+     * attempt is charged when its lease expires only if its start was recorded (a job suspected of
+     * crashing its worker is recorded before its handler runs), so this bounds how long an attempt
+     * can run uncharged; short jobs finish first and cost nothing.
+     */
+    public Duration startMarkInterval() {
+        return startMarkInterval;
     }
 
     public int completionBatchSize() {
@@ -278,6 +292,7 @@ public final class PostboxConfig {
         private Duration visibilityTimeout = DEFAULT_VISIBILITY_TIMEOUT;
         private Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
         private Duration rescueInterval = DEFAULT_RESCUE_INTERVAL;
+        private Duration startMarkInterval = DEFAULT_START_MARK_INTERVAL;
         private int completionBatchSize = DEFAULT_COMPLETION_BATCH_SIZE;
         private Duration completionFlushInterval = DEFAULT_COMPLETION_FLUSH_INTERVAL;
         private Duration shutdownGrace = DEFAULT_SHUTDOWN_GRACE;
@@ -354,6 +369,12 @@ public final class PostboxConfig {
             return this;
         }
 
+        /** See {@link PostboxConfig#startMarkInterval()}. */
+        public Builder startMarkInterval(Duration startMarkInterval) {
+            this.startMarkInterval = Require.positive(startMarkInterval, "startMarkInterval");
+            return this;
+        }
+
         public Builder completionBatchSize(int completionBatchSize) {
             this.completionBatchSize = Require.positive(completionBatchSize, "completionBatchSize");
             return this;
@@ -421,7 +442,7 @@ public final class PostboxConfig {
         }
 
         /**
-         * Shares of each claim for the priority lanes: high (priority > 0), normal (0), low (< 0).
+         * Shares of each claim for the priority lanes: high (priority &gt; 0), normal (0), low (&lt; 0).
          * A backlogged lane always gets at least its share; capacity a lane does not use goes to the
          * others, high first. Default 60 / 30 / 10.
          */

@@ -32,6 +32,16 @@ public interface PostboxListener {
     /** An operation presented a stale fencing token and changed nothing. */
     default void staleToken(long jobId, String operation) {}
 
-    /** Expired leases were returned to the queue or dead-lettered by the rescuer. */
+    /**
+     * Expired leases of started attempts were charged and returned to the queue, or their jobs were
+     * dead-lettered, by the rescuer ({@code dead} also counts jobs that reached the cap on leases
+     * expired before their attempt started).
+     */
     default void rescued(int retried, int dead) {}
+
+    /**
+     * Expired leases whose attempt had not started (the jobs waited in the buffer of a worker that
+     * died or stalled) were returned to the queue by the rescuer without charging an attempt.
+     */
+    default void rescuedUnstarted(int returned) {}
 }

@@ -23,13 +23,16 @@ import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
  * Applies the shipped migrations ({@code classpath:db/postbox/V<n>__<name>.sql}) that this
  * database lacks, in version order, recording them in {@code outbox_schema_version}. Idempotent,
  * and safe when several processes start at once: a transaction-scoped advisory lock serialises
- * installers. Use it for embedded setups and tests; in production, prefer adding {@value
- * #LOCATION} to your Flyway locations (the file names are Flyway-compatible).
+ * installers. The same files can be applied with Flyway (their names are Flyway-compatible; give them
+ * their own history table) or with Liquibase ({@value #LIQUIBASE_CHANGELOG} includes them).
  */
 public final class SchemaInstaller {
 
     /** The classpath folder holding the migrations. */
     public static final String LOCATION = "classpath:db/postbox";
+
+    /** The Liquibase change log that applies the same migrations, as a class path resource. */
+    public static final String LIQUIBASE_CHANGELOG = "db/postbox/db.changelog-postbox.xml";
 
     private static final Pattern NAME = Pattern.compile("V(\\d+)__(.+)\\.sql");
     private static final long LOCK_KEY = 0x706f7374626f7800L;
@@ -41,10 +44,35 @@ public final class SchemaInstaller {
     }
 
     /** A migration found on the classpath. */
-    public record Migration(int version, String description, Resource resource) {}
+    public record Migration(int version, String description, Resource resource) {
 
-    /** Applies missing migrations; returns the versions applied by this call. */
+        private static final Pattern CREATE_TABLE =
+                Pattern.compile("(?im)^\\s*CREATE\\s+TABLE\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?([a-z_][a-z0-9_]*)");
+
+        /** The SQL of the migration. */
+        public String sql() {
+            return read(resource);
+        }
+
+        /** The tables the migration creates, in the order it creates them. */
+        public List<String> tables() {
+            List<String> tables = new ArrayList<>();
+            Matcher m = CREATE_TABLE.matcher(sql());
+            while (m.find()) {
+                tables.add(m.group(1).toLowerCase(java.util.Locale.ROOT));
+            }
+            return tables;
+        }
+    }
+
+    /**
+     * Applies missing migrations; returns the versions applied by this call.
+     *
+     * @throws IllegalStateException when the database is not PostgreSQL {@value
+     *     SchemaVerifier#MINIMUM_POSTGRESQL_VERSION} or newer, or a migration fails
+     */
     public List<Integer> install() {
+        new SchemaVerifier(dataSource).requireSupportedDatabase();
         List<Migration> migrations = migrations();
         List<Integer> applied = new ArrayList<>();
         try (Connection c = dataSource.getConnection()) {
@@ -59,24 +87,22 @@ public final class SchemaInstaller {
                             + " description text NOT NULL, installed_at timestamptz NOT NULL DEFAULT now())");
                 }
                 int current = currentVersion(c);
+                if (current == 0) {
+                    current = recordFound(c, migrations);
+                }
                 for (Migration m : migrations) {
                     if (m.version() <= current) {
                         continue;
                     }
                     try (Statement s = c.createStatement()) {
-                        s.execute(read(m.resource()));
+                        s.execute(m.sql());
                     } catch (SQLException e) {
                         throw new IllegalStateException(
                                 "Postbox migration V" + m.version() + " (" + m.description() + ") failed: "
                                         + e.getMessage(),
                                 e);
                     }
-                    try (PreparedStatement ps = c.prepareStatement(
-                            "INSERT INTO outbox_schema_version (version, description) VALUES (?, ?)")) {
-                        ps.setInt(1, m.version());
-                        ps.setString(2, m.description());
-                        ps.executeUpdate();
-                    }
+                    record(c, m, m.description());
                     applied.add(m.version());
                 }
                 c.commit();
@@ -95,6 +121,29 @@ public final class SchemaInstaller {
             throw new IllegalStateException("Creating the archive partitions failed: " + e.getMessage(), e);
         }
         return applied;
+    }
+
+    /**
+     * On the installer's first run, records the migrations someone else already applied (Flyway,
+     * Liquibase, a DBA: their tables exist), so that they are not run twice.
+     */
+    private static int recordFound(Connection c, List<Migration> migrations) throws SQLException {
+        int found = SchemaVerifier.installedVersion(c);
+        for (Migration m : migrations) {
+            if (m.version() <= found) {
+                record(c, m, m.description() + " (found, applied by another tool)");
+            }
+        }
+        return found;
+    }
+
+    private static void record(Connection c, Migration m, String description) throws SQLException {
+        try (PreparedStatement ps =
+                c.prepareStatement("INSERT INTO outbox_schema_version (version, description) VALUES (?, ?)")) {
+            ps.setInt(1, m.version());
+            ps.setString(2, description);
+            ps.executeUpdate();
+        }
     }
 
     private static int currentVersion(Connection c) throws SQLException {

@@ -9,6 +9,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeAll;
@@ -77,8 +78,10 @@ class FencingTest extends DatabaseTest {
             try (var s = c.createStatement()) {
                 s.executeUpdate("UPDATE outbox_job SET lease_until = now() - interval '1 second' WHERE id = " + id);
             }
-            JobStore.Rescued rescued = store.rescue(c, 100, Duration.ofMillis(1), Duration.ofMillis(1), true);
-            assertThat(rescued.retried()).isEqualTo(1);
+            JobStore.Rescued rescued = store.rescue(c, 100, Duration.ofMillis(1), Duration.ofMillis(1), false, true);
+            // No start mark was written for the hung worker's attempt (no start-mark tick ran), so
+            // the rescuer refunds it and the job is back in line at once.
+            assertThat(rescued.returned()).isEqualTo(1);
             try (var s = c.createStatement()) {
                 s.executeUpdate("UPDATE outbox_job SET run_at = now() WHERE id = " + id);
             }
@@ -120,8 +123,13 @@ class FencingTest extends DatabaseTest {
             assertThat(store.dead(c, stale, attempt, true)).as("dead-letter").isFalse();
             assertThat(snapshot(id)).isEqualTo(before);
             assertThat(store.heartbeat(c, List.of(stale), Duration.ofHours(1)))
-                    .as("heartbeat")
-                    .isZero();
+                    .as("heartbeat: the stale claim is reported lost")
+                    .isEqualTo(new JobStore.LeaseCheck(Set.of(), Set.of()));
+            assertThat(snapshot(id)).isEqualTo(before);
+            assertThat(store.markStartedNow(c, stale)).as("start mark").isFalse();
+            assertThat(store.markStarted(c, List.of(stale), System.nanoTime()))
+                    .as("batched start mark")
+                    .isEmpty();
             assertThat(snapshot(id)).isEqualTo(before);
             assertThat(store.snooze(c, List.of(stale), Duration.ZERO, "hung-worker", "release", true))
                     .as("snooze / release")
@@ -133,7 +141,9 @@ class FencingTest extends DatabaseTest {
         // The current owner's token still works, so the calls above were refused for their token only.
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
-            assertThat(store.heartbeat(c, List.of(current), LEASE)).isOne();
+            assertThat(store.heartbeat(c, List.of(current), LEASE))
+                    .isEqualTo(new JobStore.LeaseCheck(Set.of(id), Set.of(id)));
+            assertThat(store.markStartedNow(c, current)).isTrue();
             assertThat(store.finish(c, List.of(new JobStore.Completion(id, current.token(), 5)), "done", true))
                     .containsExactly(id);
         }
@@ -168,10 +178,11 @@ class FencingTest extends DatabaseTest {
         Map<String, Object> row =
                 jdbc.queryForMap("SELECT state, lease_owner, attempts FROM outbox_job WHERE id = ?", id);
         assertThat(row)
-                .as("the job is still there for its new owner")
+                .as("the job is still there for its new owner; the hung attempt was refunded (its start"
+                        + " was never recorded), so the new claim is attempt 1")
                 .containsEntry("state", "running")
                 .containsEntry("lease_owner", "new-owner")
-                .containsEntry("attempts", 2);
+                .containsEntry("attempts", 1);
         assertThat(count("SELECT count(*) FROM outbox_job_archive")).isZero();
         assertThat(listener.stale).containsExactly(id + ":complete");
         assertThat(listener.completed).hasValue(0);

@@ -44,13 +44,16 @@ class LeaseExpiryTest extends DatabaseTest {
         long id = enqueueCommitted(producer.outbox(), JobRequest.of("work", Map.of("n", 1)))
                 .jobId();
 
-        // A worker claims the job and dies: it never completes, fails or heartbeats.
+        // A worker claims the job, starts it (its start mark is written) and dies: it never
+        // completes, fails or heartbeats.
         List<ClaimedJob> claimed;
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
-            claimed = new JobStore(JsonCodec.jackson()).claim(c, "default", 10, "crashed-worker", VISIBILITY);
+            JobStore store = new JobStore(JsonCodec.jackson());
+            claimed = store.claim(c, "default", 10, "crashed-worker", VISIBILITY);
+            assertThat(claimed).extracting(ClaimedJob::id).containsExactly(id);
+            assertThat(store.markStartedNow(c, claimed.get(0))).isTrue();
         }
-        assertThat(claimed).extracting(ClaimedJob::id).containsExactly(id);
         Timestamp leaseUntil =
                 jdbc.queryForObject("SELECT lease_until FROM outbox_job WHERE id = ?", Timestamp.class, id);
 

@@ -6,8 +6,10 @@ import static org.awaitility.Awaitility.await;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -148,5 +150,37 @@ class LifecycleTest extends DatabaseTest {
                 .allSatisfy((id, runs) -> assertThat(runs).isOne());
         assertThat(ranOnA).containsExactly(before);
         assertThat(count("SELECT count(*) FROM outbox_job")).isZero();
+    }
+
+    private static Set<Thread> nonDaemonPostboxThreads() {
+        Set<Thread> threads = new HashSet<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.isAlive() && !t.isDaemon() && t.getName().startsWith("postbox-")) {
+                threads.add(t);
+            }
+        }
+        return threads;
+    }
+
+    /**
+     * Issue 11: an application that only runs jobs has no other thread that keeps its JVM alive, so
+     * the running engine holds one non-daemon thread, and lets it go in {@code stop()}.
+     */
+    @Test
+    void aRunningEngineHoldsExactlyOneNonDaemonThreadUntilItStops() {
+        Set<Thread> before = nonDaemonPostboxThreads();
+        Postbox engine =
+                track(Postbox.builder(dataSource).config(fastConfig().build()).build());
+
+        engine.start();
+        Set<Thread> held = nonDaemonPostboxThreads();
+        held.removeAll(before);
+        assertThat(held).extracting(Thread::getName).containsExactly("postbox-dispatcher");
+
+        engine.stop();
+        assertThat(held)
+                .allSatisfy(t -> assertThat(t.isAlive())
+                        .as("%s after stop()", t.getName())
+                        .isFalse());
     }
 }

@@ -3,12 +3,13 @@ package dev.postbox;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.postbox.internal.JobStore;
-import java.sql.Connection;
+import dev.postbox.testing.SwitchableDataSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -49,44 +50,72 @@ class PoisonPillTest extends DatabaseTest {
                 .isEqualTo(5);
     }
 
+    /**
+     * Each "worker" is an engine whose connections the poison cuts off from inside its handler, as
+     * a native crash or OOM kill would: nothing is written after that. The first crash comes before
+     * any start mark (batched marks are off here), so it is not charged and makes the job suspect;
+     * from then on its start is recorded before the handler runs, and every crash is charged.
+     */
     @Test
-    void aJobThatKillsItsWorkerEveryTimeStillExhaustsItsBudget() throws Exception {
-        Postbox rescuer = track(Postbox.builder(dataSource)
+    void aJobThatKillsItsWorkerEveryTimeStillExhaustsItsBudget() {
+        Postbox rescuer = Postbox.builder(dataSource)
                 .config(fastConfig()
-                        .visibilityTimeout(Duration.ofMillis(300))
-                        .heartbeatInterval(Duration.ofMillis(100))
                         .retryPolicy(RetryPolicy.custom()
                                 .base(Duration.ofMillis(1))
                                 .cap(Duration.ofMillis(1))
                                 .build())
                         .build())
-                .build());
+                .build();
         long id = tx.execute(s -> rescuer.outbox()
                         .enqueue(JobRequest.builder("crash")
                                 .payload(Map.of())
                                 .maxAttempts(3)
                                 .build()))
                 .jobId();
-        JobStore store = new JobStore(JsonCodec.jackson());
 
-        // Each "worker" claims the job and dies (never completes, never heartbeats).
-        for (int attempt = 1; attempt <= 3; attempt++) {
-            await().atMost(Duration.ofSeconds(5)).until(() -> {
-                try (Connection c = dataSource.getConnection()) {
-                    return !store.claim(c, "default", 1, "doomed-worker", Duration.ofMillis(300))
-                            .isEmpty();
-                }
-            });
-            await().atMost(Duration.ofSeconds(5)).until(() -> {
-                rescuer.rescueExpiredLeases();
-                return count("SELECT count(*) FROM outbox_job WHERE state = 'running'") == 0;
-            });
+        List<Boolean> startRecordedAtCrash = new ArrayList<>();
+        CountDownLatch hold = new CountDownLatch(1);
+        try {
+            for (int worker = 1; worker <= 8 && count("SELECT count(*) FROM outbox_dead_letter") == 0; worker++) {
+                SwitchableDataSource db = new SwitchableDataSource(dataSource);
+                CountDownLatch crashed = new CountDownLatch(1);
+                Postbox engine = track(Postbox.builder(db)
+                        .handler("crash", job -> {
+                            startRecordedAtCrash.add(jdbc.queryForObject(
+                                    "SELECT lease_started FROM outbox_job WHERE id = ?", Boolean.class, job.id()));
+                            db.cutOff();
+                            crashed.countDown();
+                            hold.await(30, TimeUnit.SECONDS);
+                        })
+                        .config(fastConfig()
+                                .workerId("doomed-" + worker)
+                                .visibilityTimeout(Duration.ofMillis(300))
+                                .heartbeatInterval(Duration.ofMillis(100))
+                                .startMarkInterval(Duration.ofHours(1))
+                                .rescueInterval(Duration.ofHours(1))
+                                .build())
+                        .build());
+                engine.start();
+                await().atMost(Duration.ofSeconds(10)).until(() -> crashed.getCount() == 0);
+                await().atMost(Duration.ofSeconds(5)).until(() -> {
+                    rescuer.rescueExpiredLeases();
+                    return count("SELECT count(*) FROM outbox_job WHERE state = 'running'") == 0;
+                });
+            }
+        } finally {
+            hold.countDown();
         }
 
+        assertThat(startRecordedAtCrash)
+                .as("crashes: the first uncharged, then one per attempt of the budget of 3")
+                .containsExactly(false, true, true, true);
         assertThat(count("SELECT count(*) FROM outbox_job")).isZero();
         assertThat(jdbc.queryForObject("SELECT last_error FROM outbox_dead_letter WHERE id = ?", String.class, id))
-                .contains("lease expired on attempt 3 of 3");
-        assertThat(count("SELECT count(*) FROM outbox_attempt WHERE job_id = ? AND outcome = 'lease_expired'", id))
-                .isEqualTo(3);
+                .isEqualTo("lease expired on attempt 3 of 3: worker doomed-4 stopped or hung");
+        assertThat(jdbc.queryForList(
+                        "SELECT outcome || ':' || attempt FROM outbox_attempt WHERE job_id = ? ORDER BY finished_at",
+                        String.class,
+                        id))
+                .containsExactly("unstarted:1", "lease_expired:1", "lease_expired:2", "lease_expired:3");
     }
 }

@@ -32,19 +32,22 @@ public final class ArchivePartitions implements Runnable {
     private final DataSource dataSource;
     private final int daysAhead;
     private final Duration retention;
+    private final FailureBackoff failures;
 
     public ArchivePartitions(DataSource dataSource, int daysAhead, Duration retention) {
         this.dataSource = dataSource;
         this.daysAhead = daysAhead;
         this.retention = retention;
+        this.failures = new FailureBackoff(log, "Archive partition maintenance");
     }
 
     @Override
     public void run() {
         try {
             maintain();
+            failures.succeeded();
         } catch (SQLException | RuntimeException e) {
-            log.warn("Archive partition maintenance failed; it runs again at the next interval", e);
+            failures.failed(e, "it runs again at the next maintenance interval");
         }
     }
 

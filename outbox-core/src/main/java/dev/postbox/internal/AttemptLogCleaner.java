@@ -25,18 +25,21 @@ public final class AttemptLogCleaner implements Runnable {
 
     private final DataSource dataSource;
     private final Duration retention;
+    private final FailureBackoff failures;
 
     public AttemptLogCleaner(DataSource dataSource, Duration retention) {
         this.dataSource = dataSource;
         this.retention = retention;
+        this.failures = new FailureBackoff(log, "Cleaning the attempt log");
     }
 
     @Override
     public void run() {
         try {
             clean();
+            failures.succeeded();
         } catch (SQLException | RuntimeException e) {
-            log.warn("Cleaning the attempt log failed; next pass at the next interval", e);
+            failures.failed(e, "it runs again at the next maintenance interval");
         }
     }
 

@@ -33,6 +33,7 @@ final class CompletionBatcher implements Runnable {
     private final int batchSize;
     private final Duration flushInterval;
     private final boolean logAttempts;
+    private final FailureBackoff failures;
     private volatile boolean running = true;
 
     CompletionBatcher(
@@ -42,6 +43,7 @@ final class CompletionBatcher implements Runnable {
             PostboxListener listener,
             int batchSize,
             Duration flushInterval,
+            Duration backoffCap,
             boolean logAttempts) {
         this.dataSource = dataSource;
         this.store = store;
@@ -50,6 +52,7 @@ final class CompletionBatcher implements Runnable {
         this.batchSize = batchSize;
         this.flushInterval = flushInterval;
         this.logAttempts = logAttempts;
+        this.failures = new FailureBackoff(log, "Completing finished jobs", backoffCap);
     }
 
     void add(ClaimedJob claimed, long durationMillis) {
@@ -86,16 +89,18 @@ final class CompletionBatcher implements Runnable {
                     }
                 }
                 flush(batch);
+                failures.succeeded();
                 batch.clear();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
             } catch (SQLException | RuntimeException e) {
-                log.warn("Completing {} jobs failed; retrying (their leases stay held until then)", batch.size(), e);
+                Duration delay = failures.failed(
+                        e, "the finished jobs wait to be completed (" + batch.size() + " now), their leases held");
                 if (!running) {
                     return; // leases expire and the rescuer runs the jobs again
                 }
-                pause();
+                pause(delay);
             }
         }
     }
@@ -137,9 +142,9 @@ final class CompletionBatcher implements Runnable {
         flush(batch);
     }
 
-    private void pause() {
+    private void pause(Duration delay) {
         try {
-            Thread.sleep(200); // back off while the database is unavailable
+            Thread.sleep(delay.toMillis()); // back off while the database is unavailable
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

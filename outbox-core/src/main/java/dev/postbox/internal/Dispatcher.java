@@ -4,6 +4,7 @@ import dev.postbox.PostboxConfig;
 import dev.postbox.PostboxListener;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -42,6 +43,7 @@ final class Dispatcher implements Runnable {
     private long capsReadAt;
     private volatile boolean running = true;
     private volatile boolean waitingForRoom;
+    private final FailureBackoff failures;
 
     Dispatcher(
             DataSource dataSource, JobStore store, InFlight inFlight, PostboxListener listener, PostboxConfig config) {
@@ -55,6 +57,7 @@ final class Dispatcher implements Runnable {
         this.minimumClaim = Math.max(1, Math.min(config.claimBatchSize(), capacity) / 4);
         int[] weights = config.laneWeights();
         this.lanes = new LaneShares(weights[0], weights[1], weights[2]);
+        this.failures = new FailureBackoff(log, "Claiming jobs", FailureBackoff.capFor(config.pollInterval()));
     }
 
     /** Jobs claimed and waiting for a worker thread. */
@@ -103,11 +106,10 @@ final class Dispatcher implements Runnable {
 
     @Override
     public void run() {
-        int failures = 0;
         while (running) {
             try {
                 boolean backlog = claimOnce();
-                failures = 0;
+                failures.succeeded();
                 if (!running) {
                     break;
                 }
@@ -120,10 +122,9 @@ final class Dispatcher implements Runnable {
                 Thread.currentThread().interrupt();
                 return;
             } catch (SQLException | RuntimeException e) {
-                failures++;
-                log.warn("Claiming jobs failed ({} in a row); trying again", failures, e);
+                Duration delay = failures.failed(e, "no new jobs are claimed meanwhile");
                 try {
-                    wakeUp.await(config.pollInterval().multipliedBy(Math.min(failures, 10)));
+                    wakeUp.await(delay);
                 } catch (InterruptedException ie) {
                     Thread.currentThread().interrupt();
                     return;
@@ -145,7 +146,7 @@ final class Dispatcher implements Runnable {
                 if (left <= 0) {
                     return;
                 }
-                wakeUp.await(java.time.Duration.ofNanos(left));
+                wakeUp.await(Duration.ofNanos(left));
             }
         } finally {
             waitingForRoom = false;

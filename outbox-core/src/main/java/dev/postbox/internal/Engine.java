@@ -23,11 +23,18 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Wires and runs the relay: dispatcher, workers, completion batcher, LISTEN connection, and the
- * maintenance services (heartbeat, rescuer, partitions, key cleaner, worker registry).
+ * maintenance services (heartbeat, start marks, rescuer, partitions, key cleaner, worker registry).
+ *
+ * <p>Every thread is a daemon thread except the dispatcher's: while the engine runs, that one keeps
+ * the JVM alive (an application that only runs jobs has no other thread that would), and {@link
+ * #stop()} ends it.
  */
 public final class Engine {
 
     private static final Logger log = LoggerFactory.getLogger(Engine.class);
+
+    /** Name of the claim loop's thread, the engine's only non-daemon thread. */
+    public static final String DISPATCHER_THREAD = "postbox-dispatcher";
 
     private final DataSource dataSource;
     private final PostboxConfig config;
@@ -64,6 +71,7 @@ public final class Engine {
                 listener,
                 config.completionBatchSize(),
                 config.completionFlushInterval(),
+                FailureBackoff.capFor(config.pollInterval()),
                 config.attemptLog() == AttemptLogLevel.ALL);
         this.runner = new JobRunner(
                 Map.copyOf(handlers),
@@ -94,7 +102,11 @@ public final class Engine {
             t.start();
         }
         start(daemonThreads("postbox-completions-").newThread(completions));
-        start(daemonThreads("postbox-dispatcher-").newThread(dispatcher));
+        // The one non-daemon thread: it keeps a JVM with nothing else to do (a worker-only
+        // application) alive while the engine runs, and ends in stop().
+        Thread dispatcherThread = new Thread(dispatcher, DISPATCHER_THREAD);
+        dispatcherThread.setDaemon(false);
+        start(dispatcherThread);
         if (config.listenNotify()) {
             notifications = new NotificationListener(dataSource, dispatcher::wake, config.pollInterval());
             start(daemonThreads("postbox-listen-").newThread(notifications));
@@ -103,7 +115,8 @@ public final class Engine {
         // Two threads, so that a slow maintenance pass (partition DDL waiting for a lock) never
         // delays the heartbeat past the visibility timeout.
         maintenance = Executors.newScheduledThreadPool(2, daemonThreads("postbox-maintenance-"));
-        schedule(new Heartbeat(dataSource, store, inFlight, config), config.heartbeatInterval());
+        schedule(new Heartbeat(dataSource, store, inFlight, listener, config), config.heartbeatInterval());
+        schedule(new StartMarks(dataSource, store, inFlight), config.startMarkInterval());
         schedule(rescuer, config.rescueInterval());
         schedule(
                 new ArchivePartitions(dataSource, config.partitionsAhead(), config.archiveRetention()),

@@ -16,6 +16,7 @@ final class IdempotencyKeyCleaner implements Runnable {
             + " LIMIT 5000 FOR UPDATE SKIP LOCKED)";
 
     private final DataSource dataSource;
+    private final FailureBackoff failures = new FailureBackoff(log, "Cleaning expired idempotency keys");
 
     IdempotencyKeyCleaner(DataSource dataSource) {
         this.dataSource = dataSource;
@@ -31,8 +32,9 @@ final class IdempotencyKeyCleaner implements Runnable {
                     deleted = ps.executeUpdate();
                 }
             } while (deleted == 5000);
+            failures.succeeded();
         } catch (SQLException | RuntimeException e) {
-            log.warn("Cleaning expired idempotency keys failed; next pass at the next interval", e);
+            failures.failed(e, "it runs again at the next maintenance interval");
         }
     }
 }

@@ -7,8 +7,9 @@ import java.util.function.Consumer;
 
 /**
  * The claims this engine holds, from claim until their outcome is written (a success counts only
- * once its completion batch committed): what the heartbeat extends, and what bounds the claims
- * in progress. Removing a claim tells the release callback, once.
+ * once its completion batch committed) or the heartbeat finds the lease lost: what the heartbeat
+ * extends, what the start marks are taken from, and what bounds the claims in progress. Removing
+ * a claim tells the release callback, once.
  */
 final class InFlight {
 
@@ -30,6 +31,11 @@ final class InFlight {
         if (claims.remove(job.id(), job)) {
             onRelease.accept(job);
         }
+    }
+
+    /** Whether this claim is still held: not finished, released, or found lost by the heartbeat. */
+    boolean holds(ClaimedJob job) {
+        return claims.get(job.id()) == job;
     }
 
     List<ClaimedJob> snapshot() {

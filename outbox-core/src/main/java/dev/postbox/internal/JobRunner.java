@@ -25,6 +25,11 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * Runs one claimed job and writes its outcome: done (batched, or inside the handler's transaction
  * for transactional handlers), retry with full jitter, dead letter, or snooze.
+ *
+ * <p>Before the handler runs: a claim the heartbeat found lost is skipped; a claim with less than
+ * the start margin of its lease left is not started (released without charge, or, if the lease may
+ * have lapsed already, left to the rescuer); a suspect job's start is written first. Other starts
+ * are written in batches by {@link StartMarks}.
  */
 public final class JobRunner {
 
@@ -40,6 +45,8 @@ public final class JobRunner {
     private final PostboxConfig config;
     private final String workerId;
     private final AttemptLogger attempts;
+    private final long startMarginNanos;
+    private final FailureBackoff writeFailures;
 
     JobRunner(
             Map<String, HandlerRegistration> handlers,
@@ -60,16 +67,96 @@ public final class JobRunner {
         this.config = config;
         this.workerId = config.workerId();
         this.attempts = new AttemptLogger(config.slowAttemptThreshold());
+        this.startMarginNanos = startMargin(config).toNanos();
+        this.writeFailures = new FailureBackoff(log, "Writing a job's outcome");
+    }
+
+    /**
+     * The lease a claim must have left for its attempt to start: half the slack a healthy heartbeat
+     * leaves, {@code (visibilityTimeout - heartbeatInterval) / 2} (10 s with the defaults). While
+     * heartbeats succeed a lease never gets that short; a claim that has less means heartbeats have
+     * been failing (a database outage, a long pause of this process), and its lease may lapse while
+     * the handler runs, so that the job runs twice.
+     */
+    static Duration startMargin(PostboxConfig config) {
+        return config.visibilityTimeout().minus(config.heartbeatInterval()).dividedBy(2);
     }
 
     /** Runs the job and writes its outcome; never throws. */
     void run(ClaimedJob claimed) {
         try {
-            runAndRecord(claimed);
+            if (startable(claimed)) {
+                runAndRecord(claimed);
+            }
         } catch (RuntimeException | Error e) {
             log.error("Unexpected failure running job {}; its lease will expire and it runs again", claimed.id(), e);
             inFlight.remove(claimed);
         }
+    }
+
+    /**
+     * Whether the claim may start now. A claim the heartbeat found lost is skipped. A claim whose
+     * lease is near its end is released without charge (fenced: harmless if the lease moved on);
+     * one whose lease may have lapsed already is dropped without a write, and the rescuer returns
+     * it, uncharged, when the lease has expired.
+     */
+    private boolean startable(ClaimedJob claimed) {
+        if (!inFlight.holds(claimed)) {
+            return false;
+        }
+        long left = claimed.leaseLeftNanos(System.nanoTime());
+        if (left >= startMarginNanos) {
+            return true;
+        }
+        if (left <= 0) {
+            log.debug("job {}: lease may have lapsed before the attempt started; not started", claimed.id());
+            inFlight.remove(claimed);
+            return false;
+        }
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            store.snooze(
+                    c,
+                    List.of(claimed),
+                    Duration.ZERO,
+                    workerId,
+                    "lease near its end before the attempt started: released, not charged",
+                    config.attemptLog() != AttemptLogLevel.NONE);
+            writeFailures.succeeded();
+            log.debug("job {}: lease near its end before the attempt started; released", claimed.id());
+        } catch (SQLException | RuntimeException e) {
+            writeFailures.failed(e, "a job whose lease is near its end waits for the rescuer instead");
+        } finally {
+            inFlight.remove(claimed);
+        }
+        return false;
+    }
+
+    /**
+     * Notes that the attempt starts now. A suspect job's start is written first (it may crash
+     * this process, as it may have crashed an earlier one): {@code false} when that failed or the
+     * lease moved on, and then the handler does not run.
+     */
+    private boolean begin(ClaimedJob claimed) {
+        if (claimed.suspect()) {
+            try (Connection c = dataSource.getConnection()) {
+                c.setAutoCommit(true);
+                boolean marked = store.markStartedNow(c, claimed);
+                writeFailures.succeeded();
+                if (!marked) {
+                    inFlight.remove(claimed);
+                    listener.staleToken(claimed.id(), "start");
+                    return false;
+                }
+                claimed.startMarked();
+            } catch (SQLException | RuntimeException e) {
+                writeFailures.failed(e, "a job whose start could not be recorded is not run now; it runs again later");
+                inFlight.remove(claimed);
+                return false;
+            }
+        }
+        claimed.started(System.nanoTime());
+        return true;
     }
 
     private void runAndRecord(ClaimedJob claimed) {
@@ -105,6 +192,9 @@ public final class JobRunner {
 
     private void execute(ClaimedJob claimed, HandlerRegistration registration, long start) {
         Job job = claimed.job();
+        if (!begin(claimed)) {
+            return;
+        }
         try {
             if (registration.isTransactional()) {
                 transactions.executeWithoutResult(status -> {
@@ -123,6 +213,7 @@ public final class JobRunner {
                 listener.completed(job, took);
             } else {
                 registration.handler().handle(job);
+                claimed.handlerDone();
                 long took = millisSince(start);
                 attempts.log(job, "done", Duration.ofMillis(took), null);
                 completions.add(claimed, took);
@@ -138,6 +229,8 @@ public final class JobRunner {
             failed(claimed, registration, e.getCause(), start);
         } catch (Exception | Error e) {
             failed(claimed, registration, e, start);
+        } finally {
+            claimed.handlerDone(); // its outcome is written (or given up): no start mark needed
         }
     }
 
@@ -182,6 +275,7 @@ public final class JobRunner {
                     c.setAutoCommit(true);
                     written = store.dead(c, claimed, attempt, logFailures);
                 }
+                writeFailures.succeeded();
                 attempts.log(job, "dead", Duration.ofMillis(took), message);
                 if (written) {
                     listener.dead(job, reason);
@@ -198,6 +292,7 @@ public final class JobRunner {
                 c.setAutoCommit(true);
                 written = store.retry(c, claimed, delay, attempt, logFailures);
             }
+            writeFailures.succeeded();
             attempts.log(job, "retry", Duration.ofMillis(took), message);
             if (written) {
                 listener.failed(job, error, delay);
@@ -205,10 +300,7 @@ public final class JobRunner {
                 listener.staleToken(job.id(), "fail");
             }
         } catch (SQLException | RuntimeException e) {
-            log.error(
-                    "job {}: recording the failed attempt failed; the lease will expire and the job is retried",
-                    job.id(),
-                    e);
+            writeFailures.failed(e, "such jobs run again when their leases expire");
         } finally {
             inFlight.remove(claimed);
         }
@@ -226,6 +318,7 @@ public final class JobRunner {
             c.setAutoCommit(true);
             store.snooze(c, List.of(claimed), delay, workerId, reason, false);
         }
+        writeFailures.succeeded();
         listener.snoozed(claimed.job(), delay);
     }
 
@@ -249,9 +342,10 @@ public final class JobRunner {
                         "no handler for kind " + job.kind(),
                         config.attemptLog() != AttemptLogLevel.NONE);
             }
+            writeFailures.succeeded();
             listener.unknownKind(job);
         } catch (SQLException e) {
-            log.error("job {}: putting back a job of unknown kind failed; its lease will expire", job.id(), e);
+            writeFailures.failed(e, "jobs of unknown kinds stay claimed until their leases expire");
         } finally {
             inFlight.remove(claimed);
         }
@@ -261,9 +355,10 @@ public final class JobRunner {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
             store.finish(c, List.of(new JobStore.Completion(claimed.id(), claimed.token(), 0)), "expired", false);
+            writeFailures.succeeded();
             log.info("job {} expired before it could run; archived as expired", claimed.id());
         } catch (SQLException e) {
-            log.error("job {}: archiving an expired job failed; its lease will expire", claimed.id(), e);
+            writeFailures.failed(e, "expired jobs stay claimed until their leases expire");
         } finally {
             inFlight.remove(claimed);
         }

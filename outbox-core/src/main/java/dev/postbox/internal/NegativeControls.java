@@ -10,13 +10,19 @@ import org.slf4j.Logger;
  * the checker notices (a run judged valid with the defect in place means the checker is blind).
  *
  * <p>Each flag is read once, when this class loads, from the system property {@code
- * postbox.control.<name>} ({@code -Dpostbox.control.unfencedCompletion=true}), and is checked at
+ * postbox.control.<name>} ({@code -Dpostbox.control.chargeAtClaim=true}), and is checked at
  * the one place where its defect lives. The engine logs a warning at start when any flag is on.
  */
 public final class NegativeControls {
 
     /** Prefix of the system properties. */
     public static final String PREFIX = "postbox.control.";
+
+    /**
+     * {@code chargeAtClaim}: an expired lease is charged whether or not its attempt started, as
+     * before issue 11, so a crashed worker's prefetched jobs lose an attempt each.
+     */
+    public static final boolean CHARGE_AT_CLAIM = flag("chargeAtClaim");
 
     /**
      * {@code unfencedCompletion}: a transactional handler's writes commit even when its completion
@@ -47,6 +53,9 @@ public final class NegativeControls {
     /** The property names of the flags that are on. */
     static List<String> enabled() {
         List<String> on = new ArrayList<>();
+        if (CHARGE_AT_CLAIM) {
+            on.add(PREFIX + "chargeAtClaim");
+        }
         if (UNFENCED_COMPLETION) {
             on.add(PREFIX + "unfencedCompletion");
         }

@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Holds one connection in {@code LISTEN postbox_job} and wakes the dispatcher when jobs are
- * inserted. Reconnects with backoff; polling covers the gaps.
+ * inserted. Reconnects with backoff ({@link FailureBackoff}); polling covers the gaps.
  */
 final class NotificationListener implements Runnable {
 
@@ -22,12 +22,15 @@ final class NotificationListener implements Runnable {
     private final DataSource dataSource;
     private final Runnable onNotification;
     private final Duration pollInterval;
+    private final FailureBackoff failures;
     private volatile boolean running = true;
 
     NotificationListener(DataSource dataSource, Runnable onNotification, Duration pollInterval) {
         this.dataSource = dataSource;
         this.onNotification = onNotification;
         this.pollInterval = pollInterval;
+        this.failures = new FailureBackoff(
+                log, "Listening for new jobs (LISTEN connection)", FailureBackoff.capFor(pollInterval));
     }
 
     void stop() {
@@ -36,7 +39,6 @@ final class NotificationListener implements Runnable {
 
     @Override
     public void run() {
-        long backoffMillis = 100;
         while (running) {
             try (Connection c = dataSource.getConnection()) {
                 c.setAutoCommit(true);
@@ -44,7 +46,7 @@ final class NotificationListener implements Runnable {
                     s.execute("LISTEN " + CHANNEL);
                 }
                 PGConnection pg = c.unwrap(PGConnection.class);
-                backoffMillis = 100;
+                failures.succeeded();
                 int timeout = (int) Math.min(pollInterval.toMillis(), 500);
                 while (running) {
                     PGNotification[] notifications = pg.getNotifications(timeout);
@@ -56,17 +58,13 @@ final class NotificationListener implements Runnable {
                 if (!running) {
                     return;
                 }
-                log.warn(
-                        "LISTEN connection lost; reconnecting in {} ms (polling continues meanwhile)",
-                        backoffMillis,
-                        e);
+                Duration delay = failures.failed(e, "polling continues meanwhile");
                 try {
-                    Thread.sleep(backoffMillis);
+                    Thread.sleep(delay.toMillis());
                 } catch (InterruptedException ie) {
                     Thread.currentThread().interrupt();
                     return;
                 }
-                backoffMillis = Math.min(backoffMillis * 2, 30_000);
             }
         }
     }

@@ -10,9 +10,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Maintenance service: returns jobs whose lease expired (their worker died or hung) to the queue
- * with backoff, or dead-letters them when their attempt budget is spent. Runs on every node; row
- * locks with SKIP LOCKED keep nodes out of each other's way.
+ * Maintenance service: settles jobs whose lease expired (their worker died, hung or lost the
+ * database). An attempt that had started is charged: the job goes back to the queue with backoff,
+ * or to the dead letters when its budget is spent. One that never started (the job waited in a
+ * dead worker's buffer) is refunded and back in line at once. Runs on every node; row locks with
+ * SKIP LOCKED keep nodes out of each other's way.
  */
 final class Rescuer implements Runnable {
 
@@ -23,20 +25,23 @@ final class Rescuer implements Runnable {
     private final JobStore store;
     private final PostboxListener listener;
     private final PostboxConfig config;
+    private final FailureBackoff failures;
 
     Rescuer(DataSource dataSource, JobStore store, PostboxListener listener, PostboxConfig config) {
         this.dataSource = dataSource;
         this.store = store;
         this.listener = listener;
         this.config = config;
+        this.failures = new FailureBackoff(log, "Rescuing expired leases");
     }
 
     @Override
     public void run() {
         try {
             rescueAll();
+            failures.succeeded();
         } catch (SQLException | RuntimeException e) {
-            log.warn("Rescuing expired leases failed; next pass in {}", config.rescueInterval(), e);
+            failures.failed(e, "expired leases wait for the next pass (every " + config.rescueInterval() + ")");
         }
     }
 
@@ -44,6 +49,7 @@ final class Rescuer implements Runnable {
     JobStore.Rescued rescueAll() throws SQLException {
         int retried = 0;
         int dead = 0;
+        int returned = 0;
         while (true) {
             JobStore.Rescued pass;
             try (Connection c = dataSource.getConnection()) {
@@ -53,18 +59,30 @@ final class Rescuer implements Runnable {
                         BATCH,
                         config.retryPolicy().base(),
                         config.retryPolicy().cap(),
+                        NegativeControls.CHARGE_AT_CLAIM,
                         config.attemptLog() != AttemptLogLevel.NONE);
             }
             retried += pass.retried();
             dead += pass.dead();
-            if (pass.retried() + pass.dead() < BATCH) {
+            returned += pass.returned();
+            if (pass.retried() + pass.dead() + pass.returned() < BATCH) {
                 break;
             }
         }
+        if (retried + dead + returned > 0) {
+            log.info(
+                    "Rescued expired leases: {} back to the queue, {} dead-lettered, {} returned without charge"
+                            + " (their attempt had not started)",
+                    retried,
+                    dead,
+                    returned);
+        }
         if (retried + dead > 0) {
-            log.info("Rescued expired leases: {} back to the queue, {} dead-lettered", retried, dead);
             listener.rescued(retried, dead);
         }
-        return new JobStore.Rescued(retried, dead);
+        if (returned > 0) {
+            listener.rescuedUnstarted(returned);
+        }
+        return new JobStore.Rescued(retried, dead, returned);
     }
 }

@@ -1,11 +1,13 @@
 package dev.postbox.spring;
 
+import dev.postbox.spring.internal.PostboxReflectiveProcessor;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Repeatable;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import org.springframework.aot.hint.annotation.Reflective;
 
 /**
  * Writes a job when the annotated method returns normally, in the caller's transaction: the job
@@ -34,6 +36,7 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 @Repeatable(Enqueue.List.class)
+@Reflective(PostboxReflectiveProcessor.class)
 public @interface Enqueue {
 
     /** The job kind: selects the {@link OutboxHandler} that runs it. */
@@ -64,6 +67,7 @@ public @interface Enqueue {
     @Target(ElementType.METHOD)
     @Retention(RetentionPolicy.RUNTIME)
     @Documented
+    @Reflective(PostboxReflectiveProcessor.class)
     @interface List {
         Enqueue[] value();
     }

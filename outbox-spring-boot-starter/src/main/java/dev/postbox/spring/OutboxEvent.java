@@ -1,10 +1,12 @@
 package dev.postbox.spring;
 
+import dev.postbox.spring.internal.PostboxReflectiveProcessor;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import org.springframework.aot.hint.annotation.Reflective;
 
 /**
  * Marks an application event class for the outbox: {@code
@@ -24,6 +26,7 @@ import java.lang.annotation.Target;
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
+@Reflective(PostboxReflectiveProcessor.class)
 public @interface OutboxEvent {
 
     /** The job kind: selects the {@link OutboxHandler} that runs it. */

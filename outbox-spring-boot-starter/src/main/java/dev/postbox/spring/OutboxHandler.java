@@ -1,10 +1,12 @@
 package dev.postbox.spring;
 
+import dev.postbox.spring.internal.PostboxReflectiveProcessor;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import org.springframework.aot.hint.annotation.Reflective;
 
 /**
  * Runs jobs of one kind. The method may take the payload (any type Jackson can read: a record, a
@@ -28,6 +30,7 @@ import java.lang.annotation.Target;
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
+@Reflective(PostboxReflectiveProcessor.class)
 public @interface OutboxHandler {
 
     /** The job kind this method handles. */

@@ -1,6 +1,8 @@
 package dev.postbox.spring;
 
 import dev.postbox.HandlerRegistration;
+import dev.postbox.Jackson2JsonCodec;
+import dev.postbox.Jackson3JsonCodec;
 import dev.postbox.JsonCodec;
 import dev.postbox.Outbox;
 import dev.postbox.Postbox;
@@ -9,43 +11,55 @@ import dev.postbox.PostboxConfig;
 import dev.postbox.PostboxListener;
 import dev.postbox.spring.internal.AnnotatedBeanVerifier;
 import dev.postbox.spring.internal.AutoProxyRegistrar;
+import dev.postbox.spring.internal.BuiltInSchemaMigrator;
 import dev.postbox.spring.internal.CompositePostboxListener;
+import dev.postbox.spring.internal.EmbeddedDatabases;
 import dev.postbox.spring.internal.EnqueueAdvisor;
 import dev.postbox.spring.internal.EnqueueMethodInterceptor;
+import dev.postbox.spring.internal.FlywaySchemaMigrator;
 import dev.postbox.spring.internal.HandlerMethod;
 import dev.postbox.spring.internal.HandlerMethodRegistry;
 import dev.postbox.spring.internal.HandlerMethodScanner;
 import dev.postbox.spring.internal.HandlerRegistrations;
 import dev.postbox.spring.internal.OutboxEventBridge;
 import dev.postbox.spring.internal.PostboxConfigFactory;
+import dev.postbox.spring.internal.PostboxDatabase;
+import dev.postbox.spring.internal.PostboxStarterRuntimeHints;
 import dev.postbox.spring.internal.PostboxWorkerLifecycle;
+import dev.postbox.spring.internal.SchemaMigrator;
+import dev.postbox.spring.internal.ServiceConnectionDatabases;
 import dev.postbox.spring.internal.VirtualThreads;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.context.annotation.Role;
+import org.springframework.context.annotation.Scope;
 import org.springframework.core.env.Environment;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Auto-configuration of Postbox on the application's {@code DataSource}: the {@link Postbox} engine,
- * its {@link Outbox} and {@link PostboxAdmin}, the schema initializer, the worker lifecycle, {@link
- * Enqueue @Enqueue} methods, {@link OutboxEvent @OutboxEvent} events and {@link OutboxHandler
- * @OutboxHandler} methods. Every bean backs off when the application declares its own; {@code
+ * Auto-configuration of Postbox on the application's {@code DataSource} (with several, the one named
+ * by {@code postbox.datasource} or marked {@link PostboxDataSource}): the {@link Postbox} engine
+ * (from the prototype {@code Postbox.Builder} bean), its {@link Outbox} and {@link PostboxAdmin}, the
+ * schema initializer, the worker lifecycle, {@link Enqueue} methods, {@link OutboxEvent} events and
+ * {@link OutboxHandler} methods. Every bean backs off when the application declares its own; {@code
  * postbox.enabled=false} turns it all off; without a {@code DataSource} nothing is configured.
  *
  * <p>Metrics, health and the actuator endpoint live in their own auto-configurations. Every {@link
@@ -64,23 +78,100 @@ import tools.jackson.databind.json.JsonMapper;
 @ConditionalOnBean(DataSource.class)
 @ConditionalOnBooleanProperty(name = "postbox.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(PostboxProperties.class)
-@Import(AutoProxyRegistrar.class)
+// The Postbox bean waits for every database initializer (Flyway, Liquibase, Postbox's own) in any context.
+@Import({AutoProxyRegistrar.class, DatabaseInitializationDependencyConfigurer.class})
+@ImportRuntimeHints(PostboxStarterRuntimeHints.class)
 public final class PostboxAutoConfiguration {
 
-    private static final Logger log = LoggerFactory.getLogger(PostboxAutoConfiguration.class);
+    /**
+     * Payloads as JSON with the application's Jackson 3 {@code JsonMapper} bean when it has one
+     * (Spring Boot 4 configures it), else a default Jackson 3 mapper.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = Jackson3JsonCodec.MAPPER_CLASS)
+    static final class Jackson3Codec {
 
-    /** Payloads as JSON with the application's Jackson 3 {@code JsonMapper} when it has one. */
+        @Bean
+        @ConditionalOnMissingBean
+        JsonCodec postboxJsonCodec(ObjectProvider<tools.jackson.databind.json.JsonMapper> jsonMapper) {
+            tools.jackson.databind.json.JsonMapper mapper = jsonMapper.getIfUnique();
+            return mapper != null ? Jackson3JsonCodec.of(mapper) : Jackson3JsonCodec.ofDefaults();
+        }
+    }
+
+    /**
+     * Without Jackson 3: payloads as JSON with the application's Jackson 2 {@code ObjectMapper} bean
+     * when it has one, else a default Jackson 2 mapper.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnMissingClass(Jackson3JsonCodec.MAPPER_CLASS)
+    @ConditionalOnClass(name = Jackson2JsonCodec.MAPPER_CLASS)
+    static final class Jackson2Codec {
+
+        @Bean
+        @ConditionalOnMissingBean
+        JsonCodec postboxJsonCodec(ObjectProvider<com.fasterxml.jackson.databind.ObjectMapper> objectMapper) {
+            com.fasterxml.jackson.databind.ObjectMapper mapper = objectMapper.getIfUnique();
+            return mapper != null ? Jackson2JsonCodec.of(mapper) : Jackson2JsonCodec.ofDefaults();
+        }
+    }
+
+    /**
+     * Postbox's {@code DataSource} and transaction manager: {@code postbox.datasource} / {@code
+     * postbox.transaction-manager}, the {@link PostboxDataSource @PostboxDataSource} beans, or the
+     * only (or primary) ones.
+     */
     @Bean
     @ConditionalOnMissingBean
-    JsonCodec postboxJsonCodec(ObjectProvider<JsonMapper> jsonMapper) {
-        JsonMapper mapper = jsonMapper.getIfUnique();
-        return mapper != null ? JsonCodec.jackson(mapper) : JsonCodec.jackson();
+    PostboxDatabase postboxDatabase(
+            ListableBeanFactory beanFactory,
+            PostboxProperties properties,
+            @PostboxDataSource ObjectProvider<DataSource> postboxDataSource,
+            ObjectProvider<DataSource> dataSources,
+            @PostboxDataSource ObjectProvider<PlatformTransactionManager> postboxTransactionManager,
+            ObjectProvider<PlatformTransactionManager> transactionManagers) {
+        return PostboxDatabase.resolve(
+                beanFactory,
+                new PostboxDatabase.Choice(
+                        properties.getDatasource(),
+                        postboxDataSource,
+                        dataSources,
+                        properties.getTransactionManager(),
+                        postboxTransactionManager,
+                        transactionManagers));
+    }
+
+    /** With Flyway in the application, Postbox's migrations run through a Flyway of their own. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.flywaydb.core.Flyway")
+    static final class FlywayMigrations {
+
+        @Bean
+        @ConditionalOnMissingBean(SchemaMigrator.class)
+        @ConditionalOnBean(type = "org.flywaydb.core.Flyway")
+        SchemaMigrator postboxFlywaySchemaMigrator(ObjectProvider<org.flywaydb.core.Flyway> flyway) {
+            return new FlywaySchemaMigrator(flyway.orderedStream().findFirst().orElseThrow());
+        }
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(SchemaMigrator.class)
+    SchemaMigrator postboxSchemaMigrator() {
+        return new BuiltInSchemaMigrator();
     }
 
     @Bean
     @ConditionalOnMissingBean
-    PostboxSchemaInitializer postboxSchemaInitializer(DataSource dataSource, PostboxProperties properties) {
-        return new PostboxSchemaInitializer(dataSource, properties.getSchema().getInitialize());
+    PostboxSchemaInitializer postboxSchemaInitializer(
+            PostboxDatabase database,
+            PostboxProperties properties,
+            SchemaMigrator migrator,
+            ListableBeanFactory beanFactory) {
+        return new PostboxSchemaInitializer(
+                database.dataSource(),
+                properties.getSchema().getInitialize(),
+                migrator,
+                ds -> EmbeddedDatabases.isEmbedded(ds) || ServiceConnectionDatabases.isContainer(ds, beanFactory));
     }
 
     @Bean
@@ -89,17 +180,24 @@ public final class PostboxAutoConfiguration {
         return new HandlerMethodRegistry(HandlerMethodScanner.scan(beanFactory));
     }
 
+    /**
+     * A new engine builder on Postbox's {@code DataSource} for each injection point, with everything
+     * the starter wires: settings from {@code postbox.*} and {@link PostboxCustomizer}s, the codec,
+     * the listeners, the transaction manager, {@link HandlerRegistration} beans and {@link
+     * OutboxHandler @OutboxHandler} methods. Declare your own {@link Postbox} bean from it to keep
+     * that wiring: {@code @Bean Postbox postbox(Postbox.Builder builder) { return builder.build(); }}.
+     */
     @Bean
+    @Scope(ConfigurableBeanFactory.SCOPE_PROTOTYPE)
     @ConditionalOnMissingBean
-    Postbox postbox(
-            DataSource dataSource,
+    Postbox.Builder postboxBuilder(
+            PostboxDatabase database,
             PostboxProperties properties,
             JsonCodec codec,
             HandlerMethodRegistry handlerMethods,
             ObjectProvider<HandlerRegistration> handlerRegistrations,
             ObjectProvider<PostboxListener> listeners,
             ObjectProvider<PostboxCustomizer> customizers,
-            ObjectProvider<PlatformTransactionManager> transactionManager,
             ConfigurableListableBeanFactory beanFactory,
             Environment environment) {
         PostboxConfig.Builder config =
@@ -107,14 +205,13 @@ public final class PostboxAutoConfiguration {
         List<PostboxCustomizer> orderedCustomizers = customizers.orderedStream().toList();
         orderedCustomizers.forEach(c -> c.customizeConfig(config));
 
-        Postbox.Builder builder = Postbox.builder(dataSource)
+        Postbox.Builder builder = Postbox.builder(database.dataSource())
                 .config(config.build())
                 .codec(codec)
                 .listener(new CompositePostboxListener(
                         () -> listeners.orderedStream().toList()));
-        PlatformTransactionManager tm = transactionManagerFor(dataSource, transactionManager);
-        if (tm != null) {
-            builder.transactionManager(tm);
+        if (database.transactionManager() != null) {
+            builder.transactionManager(database.transactionManager());
         }
         Map<String, HandlerMethod> methods = handlerMethods.byKind();
         for (HandlerRegistration registration :
@@ -128,21 +225,13 @@ public final class PostboxAutoConfiguration {
         }
         HandlerRegistrations.of(methods, properties, beanFactory).forEach(builder::handler);
         orderedCustomizers.forEach(c -> c.customizePostbox(builder));
-        return builder.build();
+        return builder;
     }
 
-    /**
-     * The application's transaction manager when it manages the engine's {@code DataSource} (so that
-     * handler writes through it join the completing transaction); else the engine's own.
-     */
-    private static PlatformTransactionManager transactionManagerFor(
-            DataSource dataSource, ObjectProvider<PlatformTransactionManager> candidates) {
-        PlatformTransactionManager tm = candidates.getIfUnique();
-        if (tm instanceof DataSourceTransactionManager dstm && dstm.getDataSource() != dataSource) {
-            log.debug("The application's transaction manager manages another DataSource; Postbox uses its own");
-            return null;
-        }
-        return tm;
+    @Bean
+    @ConditionalOnMissingBean
+    Postbox postbox(Postbox.Builder postboxBuilder) {
+        return postboxBuilder.build();
     }
 
     @Bean
@@ -192,7 +281,8 @@ public final class PostboxAutoConfiguration {
     static AnnotatedBeanVerifier postboxAnnotatedBeanVerifier(
             ConfigurableListableBeanFactory beanFactory,
             ObjectProvider<HandlerMethodRegistry> handlerMethods,
-            ObjectProvider<EnqueueMethodInterceptor> enqueueInterceptor) {
-        return new AnnotatedBeanVerifier(beanFactory, handlerMethods, enqueueInterceptor);
+            ObjectProvider<EnqueueMethodInterceptor> enqueueInterceptor,
+            ObjectProvider<Postbox> postbox) {
+        return new AnnotatedBeanVerifier(beanFactory, handlerMethods, enqueueInterceptor, postbox);
     }
 }

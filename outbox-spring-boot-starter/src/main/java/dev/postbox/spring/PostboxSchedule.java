@@ -3,12 +3,14 @@ package dev.postbox.spring;
 import dev.postbox.cron.DstGapPolicy;
 import dev.postbox.cron.MissedFirePolicy;
 import dev.postbox.cron.OverlapPolicy;
+import dev.postbox.spring.internal.PostboxReflectiveProcessor;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Repeatable;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import org.springframework.aot.hint.annotation.Reflective;
 
 /**
  * Declares a cron schedule whose fires become jobs, exactly once per fire instant across every node
@@ -41,6 +43,7 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 @Repeatable(PostboxSchedules.class)
+@Reflective(PostboxReflectiveProcessor.class)
 public @interface PostboxSchedule {
 
     /**

@@ -15,7 +15,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The generated configuration metadata (IDE completion) lists every property with a description,
- * and the defaults it shows are the ones the properties really bind to (core's constants).
+ * the defaults it shows are the ones the properties really bind to (core's constants), and every
+ * enumerated or duration property offers its values as hints.
  */
 class ConfigurationMetadataTest {
 
@@ -98,5 +99,80 @@ class ConfigurationMetadataTest {
             checked++;
         }
         assertThat(checked).isEqualTo(actual.size());
+    }
+
+    /**
+     * Every enum property hints exactly its constants (as they are written in properties), and every
+     * duration property hints valid durations that include its default: a new enum or duration
+     * property without a hint in additional-spring-configuration-metadata.json fails here.
+     */
+    @Test
+    void everyEnumAndDurationPropertyHasHints() throws Exception {
+        JsonNode metadata = metadata();
+        Map<String, List<String>> hints = new HashMap<>();
+        for (JsonNode hint : metadata.get("hints")) {
+            List<String> values = new java.util.ArrayList<>();
+            hint.path("values").forEach(v -> values.add(v.get("value").asString()));
+            hints.put(hint.get("name").asString(), values);
+        }
+        List<String> problems = new java.util.ArrayList<>();
+        int enums = 0;
+        int durations = 0;
+        for (JsonNode property : metadata.get("properties")) {
+            String name = property.get("name").asString();
+            String type = property.path("type").asString("");
+            List<String> values = hints.getOrDefault(name, List.of());
+            Class<?> enumType = enumType(type);
+            if (enumType != null) {
+                enums++;
+                List<String> constants = java.util.Arrays.stream(enumType.getEnumConstants())
+                        .map(c -> ((Enum<?>) c)
+                                .name()
+                                .toLowerCase(java.util.Locale.ROOT)
+                                .replace('_', '-'))
+                        .toList();
+                if (!new java.util.HashSet<>(values).equals(new java.util.HashSet<>(constants))) {
+                    problems.add(name + " (" + type + ") hints " + values + " instead of its constants " + constants);
+                }
+            } else if (type.equals(Duration.class.getName())) {
+                durations++;
+                if (values.isEmpty()) {
+                    problems.add(name + " (a duration) has no hint");
+                    continue;
+                }
+                for (String value : values) {
+                    try {
+                        DurationStyle.detectAndParse(value);
+                    } catch (IllegalArgumentException e) {
+                        problems.add(name + " hints '" + value + "', which is not a duration");
+                    }
+                }
+                if (property.hasNonNull("defaultValue")) {
+                    Duration defaultValue = DurationStyle.detectAndParse(
+                            property.get("defaultValue").asString());
+                    if (values.stream()
+                            .noneMatch(v -> DurationStyle.detectAndParse(v).equals(defaultValue))) {
+                        problems.add(name + " hints " + values + " without its default " + defaultValue);
+                    }
+                }
+            }
+        }
+        assertThat(problems)
+                .as("hints in src/main/resources/META-INF/additional-spring-configuration-metadata.json")
+                .isEmpty();
+        assertThat(enums).as("enum properties checked").isGreaterThanOrEqualTo(4);
+        assertThat(durations).as("duration properties checked").isGreaterThan(20);
+    }
+
+    private static Class<?> enumType(String type) {
+        if (type.isEmpty() || type.contains("<")) {
+            return null;
+        }
+        try {
+            Class<?> c = Class.forName(type, false, ConfigurationMetadataTest.class.getClassLoader());
+            return c.isEnum() ? c : null;
+        } catch (ClassNotFoundException e) {
+            return null;
+        }
     }
 }

@@ -2,7 +2,6 @@ package dev.postbox.spring;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.testing.TestDatabase;
-import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -16,16 +15,21 @@ final class TestDataSources {
 
     /** A runner whose context has a {@code DataSource} bean on a fresh database with the schema. */
     static ApplicationContextRunner withSchema(ApplicationContextRunner runner) {
-        return with(runner, TestDatabase::create);
+        return on(runner, TestDatabase.create());
     }
 
     /** A runner whose context has a {@code DataSource} bean on a fresh, empty database. */
     static ApplicationContextRunner empty(ApplicationContextRunner runner) {
-        return with(runner, TestDatabase::createEmpty);
+        return on(runner, TestDatabase.createEmpty());
     }
 
-    private static ApplicationContextRunner with(ApplicationContextRunner runner, Supplier<HikariDataSource> create) {
-        HikariDataSource ds = create.get();
+    /** The {@code dataSource} bean of a context made by these runners (before or after refresh). */
+    static DataSource dataSourceOf(org.springframework.context.ApplicationContext context) {
+        return context.getBean("dataSource", DataSource.class);
+    }
+
+    /** A runner whose context has the given test database as its {@code DataSource}, dropped at close. */
+    static ApplicationContextRunner on(ApplicationContextRunner runner, HikariDataSource ds) {
         return runner.withBean("testDatabaseDropper", DatabaseDropper.class, () -> new DatabaseDropper(ds))
                 .withBean("dataSource", DataSource.class, () -> ds, definition -> definition.setDestroyMethodName(""));
     }

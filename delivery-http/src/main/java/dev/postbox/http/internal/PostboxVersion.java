@@ -7,6 +7,9 @@ import java.util.Properties;
 /** The Postbox version, from a resource filtered at build time. */
 public final class PostboxVersion {
 
+    /** The class path resource holding the version (listed in the native-image hints). */
+    public static final String RESOURCE = "dev/postbox/http/version.properties";
+
     private static final String VERSION = load();
 
     private PostboxVersion() {}
@@ -17,7 +20,7 @@ public final class PostboxVersion {
     }
 
     private static String load() {
-        try (InputStream in = PostboxVersion.class.getResourceAsStream("/dev/postbox/http/version.properties")) {
+        try (InputStream in = PostboxVersion.class.getResourceAsStream("/" + RESOURCE)) {
             if (in == null) {
                 return "dev";
             }

@@ -1,17 +1,23 @@
 package dev.postbox.http.webhook;
 
+import dev.postbox.JsonCodec;
 import dev.postbox.http.AttemptResult;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.databind.json.JsonMapper;
 
 /** The attempt-log details of a delivery: status, headers subset, truncated body, duration, resolved IP. */
 final class DeliveryFailureDetails {
 
-    private static final JsonMapper JSON = JsonMapper.builder().build();
-
     private DeliveryFailureDetails() {}
+
+    /**
+     * Postbox's own map of strings and numbers, written with the Jackson the class path has (the
+     * application's mapper settings have no say in the attempt log's format).
+     */
+    private static final class Json {
+        static final JsonCodec CODEC = JsonCodec.jackson();
+    }
 
     static String json(String endpoint, AttemptResult r) {
         Map<String, Object> d = new LinkedHashMap<>();
@@ -38,7 +44,7 @@ final class DeliveryFailureDetails {
         if (r.error() != null) {
             d.put("error", r.error());
         }
-        return JSON.writeValueAsString(d);
+        return Json.CODEC.toJson(d);
     }
 
     static @Nullable Integer status(AttemptResult r) {

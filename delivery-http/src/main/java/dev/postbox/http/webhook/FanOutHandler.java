@@ -16,11 +16,10 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Expands a published event ({@value #KIND} job) into one delivery job per subscribed endpoint, in
+ * Expands a published event ({@value #KIND} job: the event's payload, with its type in the job header
+ * {@value WebhookDeliveryHandler#EVENT_TYPE_JOB_HEADER}) into one delivery job per subscribed endpoint, in
  * batches of {@code fanOutBatchSize}, each batch committed in its own transaction together with the
  * cursor in {@code outbox_fanout}. After a crash the job is retried and resumes at the cursor; child
  * idempotency keys ({@code <event job id>:<endpoint>}) make any re-expanded batch a no-op, so every
@@ -32,7 +31,6 @@ public final class FanOutHandler implements JobHandler {
     public static final String KIND = "postbox.webhook.fanout";
 
     private static final Logger log = LoggerFactory.getLogger(FanOutHandler.class);
-    private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final DataSource dataSource;
     private final Supplier<Outbox> outbox;
@@ -56,13 +54,12 @@ public final class FanOutHandler implements JobHandler {
     @Override
     public void handle(Job job) throws Exception {
         String eventType = job.headers().get(WebhookDeliveryHandler.EVENT_TYPE_JOB_HEADER);
-        JsonNode root = JSON.readTree(job.payloadJson());
-        JsonNode payload = root.get("payload");
-        if (eventType == null || payload == null) {
-            throw new PermanentJobFailure("fan-out job " + job.id() + " lacks its event type or payload; publish"
+        if (eventType == null) {
+            throw new PermanentJobFailure("fan-out job " + job.id() + " lacks its event type header; publish"
                     + " events with Webhooks.publish(eventType, payload)");
         }
-        String payloadJson = payload.toString();
+        // The event's payload is the job's payload, delivered as stored: nothing to parse here.
+        String payloadJson = job.payloadJson();
         int created = 0;
         while (true) {
             int batch = expandBatch(job, eventType, payloadJson);

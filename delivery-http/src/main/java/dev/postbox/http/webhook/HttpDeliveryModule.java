@@ -201,7 +201,7 @@ public final class HttpDeliveryModule implements AutoCloseable {
             return this;
         }
 
-        /** The codec for payload objects; use the engine's. Default Jackson 3. */
+        /** The codec for payload objects; use the engine's. Default: {@link JsonCodec#jackson()}. */
         public Builder codec(JsonCodec codec) {
             this.codec = Objects.requireNonNull(codec, "codec may not be null");
             return this;

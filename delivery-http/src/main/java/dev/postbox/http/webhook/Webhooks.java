@@ -124,10 +124,9 @@ public final class Webhooks {
             throw new IllegalArgumentException("eventType must be 1 to 200 characters, e.g. 'invoice.paid'");
         }
         String json = json(payload, "event '" + eventType + "'");
-        String wrapped = "{\"eventType\":" + codec.toJson(eventType) + ",\"payload\":" + json + "}";
         return JobRequest.builder(FanOutHandler.KIND)
                 .queue(settings.queue())
-                .rawJson(wrapped)
+                .rawJson(json)
                 .idempotencyKey(idempotencyKey == null ? null : "event:" + idempotencyKey)
                 .header(WebhookDeliveryHandler.EVENT_TYPE_JOB_HEADER, eventType)
                 .build();

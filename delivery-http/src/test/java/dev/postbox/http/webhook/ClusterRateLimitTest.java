@@ -73,7 +73,7 @@ class ClusterRateLimitTest {
             await().atMost(Duration.ofSeconds(90))
                     .pollInterval(Duration.ofMillis(200))
                     .until(() -> receiver.count() >= total);
-            Thread.sleep(500);
+            await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> receiver.count() == total);
             long elapsed = System.nanoTime() - started;
 
             List<Receiver.Arrival> arrivals = receiver.snapshot();

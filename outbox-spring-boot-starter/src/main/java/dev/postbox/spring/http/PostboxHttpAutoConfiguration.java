@@ -12,7 +12,7 @@ import dev.postbox.http.webhook.WebhookListener;
 import dev.postbox.http.webhook.Webhooks;
 import dev.postbox.spring.PostboxCustomizer;
 import dev.postbox.spring.endpoint.WebhookEndpointAdmin;
-import javax.sql.DataSource;
+import dev.postbox.spring.internal.PostboxDatabase;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -57,14 +57,14 @@ public final class PostboxHttpAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     HttpDeliveryModule postboxHttpDeliveryModule(
-            DataSource dataSource,
+            PostboxDatabase database,
             ObjectProvider<Postbox> postbox,
             JsonCodec codec,
             HttpDelivery delivery,
             PostboxHttpProperties properties,
             ObjectProvider<WebhookListener> listeners) {
         PostboxHttpProperties.SustainedFailure sustained = properties.getSustainedFailure();
-        HttpDeliveryModule.Builder b = HttpDeliveryModule.builder(dataSource, postbox::getObject)
+        HttpDeliveryModule.Builder b = HttpDeliveryModule.builder(database.dataSource(), postbox::getObject)
                 .delivery(delivery)
                 .codec(codec)
                 .listener(CompositeWebhookListener.of(listeners.orderedStream().toList()))

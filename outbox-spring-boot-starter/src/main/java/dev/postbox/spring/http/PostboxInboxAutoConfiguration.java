@@ -1,7 +1,9 @@
 package dev.postbox.spring.http;
 
 import dev.postbox.http.webhook.WebhookInbox;
+import dev.postbox.spring.internal.PostboxDatabase;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
@@ -42,10 +44,15 @@ public final class PostboxInboxAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     WebhookInbox postboxWebhookInbox(
-            DataSource dataSource,
+            ObjectProvider<PostboxDatabase> postboxDatabase,
+            ObjectProvider<DataSource> dataSource,
             PostboxInboxProperties properties,
             ObjectProvider<PlatformTransactionManager> transactionManager) {
-        WebhookInbox.Builder b = WebhookInbox.builder(dataSource)
+        // Postbox's DataSource (postbox.datasource / @PostboxDataSource); a receiver without the engine
+        // (postbox.enabled=false) uses the application's only DataSource.
+        PostboxDatabase database = postboxDatabase.getIfAvailable(() -> new PostboxDatabase(
+                dataSource.getObject(), managing(dataSource.getObject(), transactionManager.getIfUnique())));
+        WebhookInbox.Builder b = WebhookInbox.builder(database.dataSource())
                 .tolerance(properties.getTolerance())
                 .table(properties.getTable());
         for (int i = 0; i < properties.getSecrets().size(); i++) {
@@ -56,12 +63,16 @@ public final class PostboxInboxAutoConfiguration {
                 throw new IllegalStateException("postbox.inbox.secrets[" + i + "]: " + e.getMessage(), e);
             }
         }
-        PlatformTransactionManager tm = transactionManager.getIfUnique();
-        if (tm != null && !(tm instanceof DataSourceTransactionManager dstm && dstm.getDataSource() != dataSource)) {
+        if (database.transactionManager() != null) {
             // The application's transaction manager, so that the handler's writes join the inbox transaction.
-            b.transactionManager(tm);
+            b.transactionManager(database.transactionManager());
         }
         return b.build();
+    }
+
+    private static @Nullable PlatformTransactionManager managing(
+            DataSource dataSource, @Nullable PlatformTransactionManager tm) {
+        return tm instanceof DataSourceTransactionManager dstm && dstm.getDataSource() != dataSource ? null : tm;
     }
 
     /** The Spring MVC helper, in servlet web applications. */

@@ -1,5 +1,6 @@
 package dev.postbox.spring.internal;
 
+import dev.postbox.Postbox;
 import java.lang.reflect.Method;
 import java.util.LinkedHashSet;
 import java.util.Set;
@@ -26,20 +27,27 @@ public final class AnnotatedBeanVerifier implements SmartInitializingSingleton {
     private final ConfigurableListableBeanFactory beanFactory;
     private final ObjectProvider<HandlerMethodRegistry> handlers;
     private final ObjectProvider<EnqueueMethodInterceptor> enqueueInterceptor;
+    private final ObjectProvider<Postbox> postbox;
 
     public AnnotatedBeanVerifier(
             ConfigurableListableBeanFactory beanFactory,
             ObjectProvider<HandlerMethodRegistry> handlers,
-            ObjectProvider<EnqueueMethodInterceptor> enqueueInterceptor) {
+            ObjectProvider<EnqueueMethodInterceptor> enqueueInterceptor,
+            ObjectProvider<Postbox> postbox) {
         this.beanFactory = beanFactory;
         this.handlers = handlers;
         this.enqueueInterceptor = enqueueInterceptor;
+        this.postbox = postbox;
     }
 
     @Override
     public void afterSingletonsInstantiated() {
         HandlerMethodRegistry registry = handlers.getIfAvailable();
         EnqueueMethodInterceptor interceptor = enqueueInterceptor.getIfAvailable();
+        Postbox engine = postbox.getIfUnique();
+        if (registry != null && engine != null) {
+            verifyEngineHasHandlers(registry, engine);
+        }
         Set<String> names = new LinkedHashSet<>(Set.of(beanFactory.getBeanDefinitionNames()));
         names.addAll(Set.of(beanFactory.getSingletonNames()));
         for (String name : names) {
@@ -56,6 +64,23 @@ public final class AnnotatedBeanVerifier implements SmartInitializingSingleton {
             }
             if (interceptor != null) {
                 verifyEnqueueMethods(interceptor, name, bean, type);
+            }
+        }
+    }
+
+    /**
+     * A {@code Postbox} bean the application built itself, without the starter's {@code
+     * Postbox.Builder} bean, lacks the {@code @OutboxHandler} methods: its jobs would wait forever.
+     */
+    private void verifyEngineHasHandlers(HandlerMethodRegistry registry, Postbox engine) {
+        for (HandlerMethod handler : registry.byKind().values()) {
+            if (!engine.handlerKinds().contains(handler.kind())) {
+                String[] names = beanFactory.getBeanNamesForType(Postbox.class);
+                throw new IllegalStateException("@OutboxHandler(\"" + handler.kind() + "\") on " + handler.describe()
+                        + " is not a handler of the Postbox bean " + String.join(", ", names) + ", which the"
+                        + " application built itself. Build it from the Postbox.Builder bean the starter provides,"
+                        + " which adds @OutboxHandler methods, HandlerRegistration beans and PostboxCustomizers:"
+                        + " @Bean Postbox postbox(Postbox.Builder builder) { return builder.build(); }");
             }
         }
     }

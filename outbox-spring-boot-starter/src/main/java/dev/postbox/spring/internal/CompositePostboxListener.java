@@ -99,4 +99,9 @@ public final class CompositePostboxListener implements PostboxListener {
     public void rescued(int retried, int dead) {
         each("rescued", l -> l.rescued(retried, dead));
     }
+
+    @Override
+    public void rescuedUnstarted(int returned) {
+        each("rescuedUnstarted", l -> l.rescuedUnstarted(returned));
+    }
 }

@@ -42,7 +42,12 @@ public final class PostboxMetrics {
     /** Timer of successful attempts; tags {@code queue}, {@code kind}, {@code outcome} (success). */
     public static final String JOB_DURATION = "postbox.job.duration";
 
-    /** Counter of expired leases handled by the rescuer; tag {@code outcome} (retried|dead). */
+    /**
+     * Counter of expired leases handled by the rescuer; tag {@code outcome}: {@code retried} (a
+     * started attempt, charged), {@code dead} (budget spent, or the cap on unstarted expiries
+     * reached), {@code unstarted} (the attempt had not started: returned without charge; a crashed
+     * worker's prefetched jobs).
+     */
     public static final String LEASES_RESCUED = "postbox.leases.rescued";
 
     /** Gauge of jobs per queue and state; tags {@code queue}, {@code state} (due|scheduled|running). */

@@ -14,6 +14,8 @@ import java.time.Duration;
  */
 public class PostboxMetricsListener implements PostboxListener {
 
+    private static final String RESCUED_DESCRIPTION = "Expired leases handled by the rescuer";
+
     private final MeterRegistry registry;
     private final boolean durationHistogram;
 
@@ -95,11 +97,16 @@ public class PostboxMetricsListener implements PostboxListener {
 
     @Override
     public void rescued(int retried, int dead) {
-        String description = "Expired leases handled by the rescuer";
-        counter(PostboxMetrics.LEASES_RESCUED, description, Tags.of("outcome", "retried"))
+        counter(PostboxMetrics.LEASES_RESCUED, RESCUED_DESCRIPTION, Tags.of("outcome", "retried"))
                 .increment(retried);
-        counter(PostboxMetrics.LEASES_RESCUED, description, Tags.of("outcome", "dead"))
+        counter(PostboxMetrics.LEASES_RESCUED, RESCUED_DESCRIPTION, Tags.of("outcome", "dead"))
                 .increment(dead);
+    }
+
+    @Override
+    public void rescuedUnstarted(int returned) {
+        counter(PostboxMetrics.LEASES_RESCUED, RESCUED_DESCRIPTION, Tags.of("outcome", "unstarted"))
+                .increment(returned);
     }
 
     private Counter counter(String name, String description, Tags tags) {

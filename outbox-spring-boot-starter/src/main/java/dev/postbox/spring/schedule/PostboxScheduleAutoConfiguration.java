@@ -10,9 +10,9 @@ import dev.postbox.spring.PostboxProperties;
 import dev.postbox.spring.internal.HandlerMethod;
 import dev.postbox.spring.internal.HandlerMethodRegistry;
 import dev.postbox.spring.internal.HandlerRegistrations;
+import dev.postbox.spring.internal.PostboxDatabase;
 import java.util.List;
 import java.util.Map;
-import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -87,14 +87,14 @@ public final class PostboxScheduleAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    ScheduleRegistry postboxScheduleRegistry(DataSource dataSource) {
-        return new ScheduleRegistry(dataSource);
+    ScheduleRegistry postboxScheduleRegistry(PostboxDatabase database) {
+        return new ScheduleRegistry(database.dataSource());
     }
 
     @Bean
     @ConditionalOnMissingBean
-    PostboxScheduleAdmin postboxScheduleAdmin(DataSource dataSource, ScheduleRegistry registry) {
-        return new PostboxScheduleAdmin(dataSource, registry);
+    PostboxScheduleAdmin postboxScheduleAdmin(PostboxDatabase database, ScheduleRegistry registry) {
+        return new PostboxScheduleAdmin(database.dataSource(), registry);
     }
 
     /** Depends on the {@link Postbox} bean, which waits for every database initializer. */
@@ -109,12 +109,12 @@ public final class PostboxScheduleAutoConfiguration {
     @ConditionalOnMissingBean
     @Conditional(SchedulerEnabledCondition.class)
     ScheduleMaterializerLifecycle postboxScheduleMaterializer(
-            DataSource dataSource,
+            PostboxDatabase database,
             Outbox outbox,
             PostboxScheduleProperties properties,
             ObjectProvider<ScheduleMaterializer.FireListener> listeners,
             PostboxScheduleRegistrar registrar) {
-        ScheduleMaterializer materializer = ScheduleMaterializer.builder(dataSource, outbox)
+        ScheduleMaterializer materializer = ScheduleMaterializer.builder(database.dataSource(), outbox)
                 .pollInterval(properties.getScheduler().getPollInterval())
                 .listener((name, fireAt, materializedAt, jobId) -> {
                     List<ScheduleMaterializer.FireListener> all =

@@ -2,7 +2,7 @@ package dev.postbox.spring.test;
 
 import dev.postbox.JsonCodec;
 import dev.postbox.Postbox;
-import javax.sql.DataSource;
+import dev.postbox.spring.internal.PostboxDatabase;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -13,7 +13,7 @@ public class PostboxTestHelperConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    PostboxTestHelper postboxTestHelper(Postbox postbox, DataSource dataSource, JsonCodec codec) {
-        return new PostboxTestHelper(postbox, dataSource, codec);
+    PostboxTestHelper postboxTestHelper(Postbox postbox, PostboxDatabase database, JsonCodec codec) {
+        return new PostboxTestHelper(postbox, database.dataSource(), codec);
     }
 }

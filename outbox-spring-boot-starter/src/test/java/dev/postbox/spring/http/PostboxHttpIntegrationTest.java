@@ -126,7 +126,8 @@ class PostboxHttpIntegrationTest {
                 webhooks.send("receiver", Map.of("order", 42), "order-42");
             });
 
-            await().atMost(Duration.ofSeconds(20)).until(() -> applied.size() == 1);
+            // the receiver records the result after the effect is applied: wait for both
+            await().atMost(Duration.ofSeconds(20)).until(() -> applied.size() == 1 && !results.isEmpty());
             assertThat(applied).containsOnlyKeys("receiver:order-42");
             assertThat(applied.get("receiver:order-42")).contains("\"order\"").contains("42");
             assertThat(results).extracting(InboxResult::outcome).containsExactly(InboxResult.Outcome.APPLIED);

@@ -49,6 +49,7 @@ class ObservabilityDocsTest {
         listener.unknownKind(job);
         listener.staleToken(1, "complete");
         listener.rescued(1, 1);
+        listener.rescuedUnstarted(1);
         new PostboxQueueMetrics(
                         () -> List.of(new QueueStats("mail", 1, 1, 1, Duration.ofSeconds(3), 1, false)),
                         registry,

@@ -52,6 +52,7 @@ class PostboxMetricsListenerTest {
         listener.unknownKind(job("mail", "mystery", 1, 5));
         listener.staleToken(7, "complete");
         listener.rescued(2, 1);
+        listener.rescuedUnstarted(40);
 
         assertThat(count(PostboxMetrics.JOBS_ENQUEUED, "queue", "mail", "kind", "send", "outcome", "created"))
                 .isEqualTo(2);
@@ -69,6 +70,7 @@ class PostboxMetricsListenerTest {
                 .isEqualTo(1);
         assertThat(count(PostboxMetrics.LEASES_RESCUED, "outcome", "retried")).isEqualTo(2);
         assertThat(count(PostboxMetrics.LEASES_RESCUED, "outcome", "dead")).isEqualTo(1);
+        assertThat(count(PostboxMetrics.LEASES_RESCUED, "outcome", "unstarted")).isEqualTo(40);
 
         var timer =
                 registry.get(PostboxMetrics.JOB_DURATION).tags("kind", "send").timer();

@@ -257,15 +257,18 @@ class PostboxScheduleIntegrationTest {
                     PostboxScheduleAdmin admin = context.getBean(PostboxScheduleAdmin.class);
                     assertThat(admin.schedule("tick", 0).orElseThrow().paused()).isTrue();
 
-                    // no new fires while paused (a job already written may still run)
-                    Thread.sleep(1500);
+                    // no new fires while paused: the pause waited for the row lock of any pass in flight
                     int firesWhilePaused = admin.schedule("tick", 100)
                             .orElseThrow()
                             .recentFires()
                             .size();
-                    Thread.sleep(2500);
-                    assertThat(admin.schedule("tick", 100).orElseThrow().recentFires())
-                            .hasSize(firesWhilePaused);
+                    await().during(Duration.ofMillis(2500))
+                            .atMost(Duration.ofSeconds(5))
+                            .until(() -> admin.schedule("tick", 100)
+                                            .orElseThrow()
+                                            .recentFires()
+                                            .size()
+                                    == firesWhilePaused);
 
                     WebEndpointResponse<Map<String, Object>> resumed =
                             endpoint.action("resume", null, null, null, null, null, null, null, null, null, "tick");
@@ -378,7 +381,9 @@ class PostboxScheduleIntegrationTest {
                     // this call or the running materialiser's next pass, whichever locks the row first
                     materializer.materializeAllDue();
                     await().atMost(Duration.ofSeconds(5)).until(() -> !seen.isEmpty());
-                    Thread.sleep(1500);
+                    await().during(Duration.ofMillis(1500))
+                            .atMost(Duration.ofSeconds(3))
+                            .until(() -> seen.size() == 1);
                     assertThat(seen).containsExactly("hourly-report");
                 });
     }

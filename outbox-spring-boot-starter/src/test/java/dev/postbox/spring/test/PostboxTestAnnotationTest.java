@@ -25,7 +25,12 @@ import org.springframework.transaction.annotation.Transactional;
  */
 @SpringBootTest(
         classes = PostboxTestAnnotationTest.App.class,
-        properties = {"spring.flyway.locations=classpath:db/postbox", "postbox.schema.initialize=never"})
+        properties = {
+            "spring.flyway.locations=classpath:db/postbox",
+            "postbox.schema.initialize=never",
+            // Liquibase is on this module's test class path for PostboxSchemaTest, not for this application.
+            "spring.liquibase.enabled=false"
+        })
 @PostboxTest
 class PostboxTestAnnotationTest {
 

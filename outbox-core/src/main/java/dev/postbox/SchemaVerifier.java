@@ -1,0 +1,142 @@
+package dev.postbox;
+
+import dev.postbox.internal.Require;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import javax.sql.DataSource;
+
+/**
+ * Checks a database before Postbox uses it: that it is PostgreSQL {@value #MINIMUM_POSTGRESQL_VERSION}
+ * or newer, and which of the shipped migrations ({@link SchemaInstaller#migrations()}) it lacks. A
+ * migration counts as applied when every table it creates exists (on the connection's {@code
+ * search_path}), whoever applied it: {@link SchemaInstaller}, Flyway, Liquibase or a DBA.
+ *
+ * <p>The minimum is PostgreSQL 12 because the schema uses a stored generated column ({@code
+ * outbox_job.lane}, new in 12); triggers {@code EXECUTE FUNCTION} and a default partition of the
+ * archive need 11. CI tests PostgreSQL 15 and 17.
+ */
+public final class SchemaVerifier {
+
+    /** The oldest PostgreSQL major version Postbox's schema runs on. */
+    public static final int MINIMUM_POSTGRESQL_VERSION = 12;
+
+    private static final String POSTGRESQL = "PostgreSQL";
+
+    private final DataSource dataSource;
+
+    public SchemaVerifier(DataSource dataSource) {
+        this.dataSource = Require.notNull(dataSource, "dataSource");
+    }
+
+    /**
+     * Fails unless the database is PostgreSQL {@value #MINIMUM_POSTGRESQL_VERSION} or newer.
+     *
+     * @throws IllegalStateException naming the database found and the minimum
+     */
+    public void requireSupportedDatabase() {
+        try (Connection c = dataSource.getConnection()) {
+            DatabaseMetaData meta = c.getMetaData();
+            String product = meta.getDatabaseProductName();
+            String version = meta.getDatabaseProductVersion();
+            if (!POSTGRESQL.equals(product)) {
+                throw new IllegalStateException("Postbox needs PostgreSQL " + MINIMUM_POSTGRESQL_VERSION
+                        + " or newer, but its DataSource is " + product + " " + version
+                        + ". Postbox's schema and queries are PostgreSQL's own (jsonb, SKIP LOCKED, LISTEN/NOTIFY,"
+                        + " partitions): point Postbox at a PostgreSQL database, in tests too.");
+            }
+            int major = meta.getDatabaseMajorVersion();
+            if (major < MINIMUM_POSTGRESQL_VERSION) {
+                throw new IllegalStateException("Postbox needs PostgreSQL " + MINIMUM_POSTGRESQL_VERSION
+                        + " or newer (its schema uses stored generated columns), but its DataSource is PostgreSQL "
+                        + version + ". Upgrade the server, or point Postbox at a newer one.");
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(
+                    "Postbox could not read its database's product and version: " + e.getMessage(), e);
+        }
+    }
+
+    /** The shipped migrations this database lacks (some table of theirs is missing), in version order. */
+    public List<SchemaInstaller.Migration> missingMigrations() {
+        try (Connection c = dataSource.getConnection()) {
+            return missingMigrations(c);
+        } catch (SQLException e) {
+            throw checkFailed(e);
+        }
+    }
+
+    /** The tables of the shipped migrations this database lacks, in migration order. */
+    public Set<String> missingTables() {
+        try (Connection c = dataSource.getConnection()) {
+            return missingTables(c, SchemaInstaller.migrations());
+        } catch (SQLException e) {
+            throw checkFailed(e);
+        }
+    }
+
+    /**
+     * The version up to which every shipped migration is applied: 0 on a database without Postbox's
+     * tables, the newest version on a complete one.
+     */
+    public int installedVersion() {
+        try (Connection c = dataSource.getConnection()) {
+            return installedVersion(c);
+        } catch (SQLException e) {
+            throw checkFailed(e);
+        }
+    }
+
+    static int installedVersion(Connection c) throws SQLException {
+        int installed = 0;
+        List<SchemaInstaller.Migration> missing = missingMigrations(c);
+        for (SchemaInstaller.Migration m : SchemaInstaller.migrations()) {
+            if (missing.contains(m)) {
+                break;
+            }
+            installed = m.version();
+        }
+        return installed;
+    }
+
+    private static List<SchemaInstaller.Migration> missingMigrations(Connection c) throws SQLException {
+        List<SchemaInstaller.Migration> migrations = SchemaInstaller.migrations();
+        Set<String> missingTables = missingTables(c, migrations);
+        List<SchemaInstaller.Migration> missing = new ArrayList<>();
+        for (SchemaInstaller.Migration m : migrations) {
+            if (m.tables().stream().anyMatch(missingTables::contains)) {
+                missing.add(m);
+            }
+        }
+        return missing;
+    }
+
+    private static Set<String> missingTables(Connection c, List<SchemaInstaller.Migration> migrations)
+            throws SQLException {
+        List<String> tables = new ArrayList<>();
+        migrations.forEach(m -> tables.addAll(m.tables()));
+        Set<String> missing = new LinkedHashSet<>();
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT t FROM unnest(?::text[]) WITH ORDINALITY AS x(t, n) WHERE to_regclass(t) IS NULL ORDER BY n")) {
+            Array names = c.createArrayOf("text", tables.toArray());
+            ps.setArray(1, names);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    missing.add(rs.getString(1));
+                }
+            }
+        }
+        return missing;
+    }
+
+    private static IllegalStateException checkFailed(SQLException e) {
+        return new IllegalStateException("Postbox could not check its tables: " + e.getMessage(), e);
+    }
+}

@@ -1,0 +1,126 @@
+package dev.postbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.postbox.testing.ForeignDatabase;
+import dev.postbox.testing.TestDatabase;
+import java.io.InputStream;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * Postbox refuses databases it cannot run on before it runs a statement, and tells which of its
+ * migrations a database lacks, whoever applied the others.
+ */
+class SchemaVerifierTest {
+
+    @Test
+    void anotherDatabaseIsRefusedNamingItAndTheMinimumPostgreSqlVersion() {
+        SchemaVerifier h2 = new SchemaVerifier(ForeignDatabase.dataSource("H2", "2.3.232 (2024-08-11)", 2));
+
+        assertThatThrownBy(h2::requireSupportedDatabase)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("Postbox needs PostgreSQL 12 or newer")
+                .hasMessageContaining("its DataSource is H2 2.3.232");
+        assertThatThrownBy(() -> new SchemaInstaller(ForeignDatabase.dataSource("H2", "2.3.232", 2)).install())
+                .as("the installer checks before it runs a statement (the stand-in would fail any)")
+                .hasMessageContaining("Postbox needs PostgreSQL 12 or newer");
+    }
+
+    @Test
+    void anOldPostgreSqlIsRefusedNamingTheFeatureThatNeedsTheMinimum() {
+        SchemaVerifier old = new SchemaVerifier(ForeignDatabase.dataSource("PostgreSQL", "11.22", 11));
+
+        assertThatThrownBy(old::requireSupportedDatabase)
+                .hasMessageContaining("Postbox needs PostgreSQL 12 or newer (its schema uses stored generated columns)")
+                .hasMessageContaining("its DataSource is PostgreSQL 11.22");
+        new SchemaVerifier(ForeignDatabase.dataSource("PostgreSQL", "12.0", 12)).requireSupportedDatabase();
+    }
+
+    @Test
+    void theServerOfTheseTestsIsSupported() {
+        HikariDataSource ds = TestDatabase.createEmpty();
+        try {
+            new SchemaVerifier(ds).requireSupportedDatabase();
+            int major = new JdbcTemplate(ds).queryForObject("SHOW server_version_num", Integer.class) / 10000;
+            assertThat(major).isGreaterThanOrEqualTo(SchemaVerifier.MINIMUM_POSTGRESQL_VERSION);
+        } finally {
+            TestDatabase.drop(ds);
+        }
+    }
+
+    @Test
+    void missingMigrationsAreFoundByTheirTablesAndTheInstallerAppliesOnlyThose() {
+        HikariDataSource ds = TestDatabase.createEmpty();
+        try {
+            SchemaVerifier verifier = new SchemaVerifier(ds);
+            List<SchemaInstaller.Migration> all = SchemaInstaller.migrations();
+            assertThat(verifier.missingMigrations()).containsExactlyElementsOf(all);
+            assertThat(verifier.installedVersion()).isZero();
+
+            // V1 and V2 applied by hand, as a DBA or another tool would: no Postbox bookkeeping at all.
+            JdbcTemplate jdbc = new JdbcTemplate(ds);
+            jdbc.execute(all.get(0).sql());
+            jdbc.execute(all.get(1).sql());
+            assertThat(verifier.missingMigrations()).containsExactlyElementsOf(all.subList(2, all.size()));
+            assertThat(verifier.installedVersion()).isEqualTo(2);
+            assertThat(verifier.missingTables()).contains("outbox_endpoint").doesNotContain("outbox_job");
+
+            // The installer takes over: it records what it found and applies only the rest.
+            assertThat(new SchemaInstaller(ds).install()).containsExactly(3);
+            assertThat(jdbc.queryForList(
+                            "SELECT description FROM outbox_schema_version ORDER BY version", String.class))
+                    .containsExactly(
+                            "jobs (found, applied by another tool)",
+                            "schedules (found, applied by another tool)",
+                            "http delivery");
+            assertThat(verifier.missingMigrations()).isEmpty();
+            assertThat(verifier.missingTables()).isEmpty();
+            assertThat(verifier.installedVersion())
+                    .isEqualTo(all.get(all.size() - 1).version());
+
+            jdbc.execute("DROP TABLE outbox_schedule CASCADE");
+            assertThat(verifier.missingMigrations())
+                    .extracting(SchemaInstaller.Migration::version)
+                    .containsExactly(2);
+            assertThat(verifier.installedVersion()).isEqualTo(1);
+        } finally {
+            TestDatabase.drop(ds);
+        }
+    }
+
+    @Test
+    void everyMigrationCreatesATableToRecogniseItBy() {
+        for (SchemaInstaller.Migration m : SchemaInstaller.migrations()) {
+            assertThat(m.tables()).as("tables of V" + m.version()).isNotEmpty();
+        }
+        assertThat(SchemaInstaller.migrations().get(0).tables())
+                .startsWith("outbox_job")
+                .contains("outbox_job_archive", "outbox_idempotency_key");
+    }
+
+    @Test
+    void theLiquibaseChangeLogAppliesEveryMigrationInOrder() throws Exception {
+        String changelog;
+        try (InputStream in = new ClassPathResource(SchemaInstaller.LIQUIBASE_CHANGELOG).getInputStream()) {
+            changelog = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+        Matcher files = Pattern.compile("<sqlFile path=\"([^\"]+)\"").matcher(changelog);
+        List<String> listed = new java.util.ArrayList<>();
+        while (files.find()) {
+            listed.add(files.group(1));
+        }
+        assertThat(listed)
+                .as("a new migration needs its change set in " + SchemaInstaller.LIQUIBASE_CHANGELOG)
+                .containsExactlyElementsOf(SchemaInstaller.migrations().stream()
+                        .map(m -> m.resource().getFilename())
+                        .toList());
+        assertThat(changelog).contains("splitStatements=\"false\"");
+    }
+}

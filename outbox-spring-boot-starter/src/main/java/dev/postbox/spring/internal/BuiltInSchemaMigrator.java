@@ -1,0 +1,19 @@
+package dev.postbox.spring.internal;
+
+import dev.postbox.SchemaInstaller;
+import java.util.List;
+import javax.sql.DataSource;
+
+/** Postbox's own {@link SchemaInstaller}: history in {@code outbox_schema_version}. */
+public final class BuiltInSchemaMigrator implements SchemaMigrator {
+
+    @Override
+    public List<Integer> migrate(DataSource dataSource) {
+        return new SchemaInstaller(dataSource).install();
+    }
+
+    @Override
+    public String describe() {
+        return "Postbox's installer (history in outbox_schema_version)";
+    }
+}

@@ -1,0 +1,251 @@
+package dev.postbox.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.postbox.JobRequest;
+import dev.postbox.Outbox;
+import dev.postbox.SchemaInstaller;
+import dev.postbox.spring.internal.EmbeddedDatabases;
+import dev.postbox.testing.ForeignDatabase;
+import dev.postbox.testing.TestDatabase;
+import java.util.List;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Who creates Postbox's tables, and what happens when nobody did: the application starts only on a
+ * PostgreSQL that has them, and otherwise fails with a message that says what to do.
+ */
+class PostboxSchemaTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(
+                    DataSourceTransactionManagerAutoConfiguration.class,
+                    TransactionAutoConfiguration.class,
+                    FlywayAutoConfiguration.class,
+                    LiquibaseAutoConfiguration.class,
+                    PostboxAutoConfiguration.class))
+            .withPropertyValues(
+                    "postbox.worker.enabled=false", "spring.flyway.enabled=false", "spring.liquibase.enabled=false");
+
+    @Test
+    void theDefaultOnAServerThatIsNotEmbeddedFailsFastSayingWhatToDo() {
+        HikariDataSource probe = TestDatabase.createEmpty();
+        boolean embedded = EmbeddedDatabases.isEmbedded(probe);
+        TestDatabase.drop(probe);
+        TestDataSources.empty(runner).run(context -> {
+            if (embedded) {
+                // Without POSTBOX_TEST_JDBC_URL the tests run on zonky's embedded PostgreSQL: it gets the schema.
+                assertThat(context).hasNotFailed();
+                assertThat(missingTables(context)).isEmpty();
+                return;
+            }
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure())
+                    .rootCause()
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("Postbox's tables are missing from its database: migrations V1, V2, V3 of"
+                            + " classpath:db/postbox are not applied")
+                    .hasMessageContaining("missing tables: outbox_job,")
+                    .hasMessageContaining("postbox.schema.initialize=embedded applies them only to an embedded or a"
+                            + " Testcontainers (@ServiceConnection) database")
+                    .hasMessageContaining("postbox.schema.initialize=always")
+                    .hasMessageContaining("postbox_schema_history")
+                    .hasMessageContaining("<include file=\"db/postbox/db.changelog-postbox.xml\"/>")
+                    .hasMessageContaining("add classpath:db/postbox to spring.flyway.locations")
+                    .hasMessageContaining("docs/schema.md");
+        });
+    }
+
+    @Test
+    void neverStillFailsFastOnMissingTables() {
+        TestDataSources.empty(runner)
+                .withPropertyValues("postbox.schema.initialize=never")
+                .run(context -> assertThat(context.getStartupFailure())
+                        .rootCause()
+                        .hasMessageContaining("migrations V1, V2, V3")
+                        .hasMessageContaining("postbox.schema.initialize=never leaves them to you"));
+    }
+
+    @Test
+    void aSchemaMissingOnlyItsNewestMigrationIsNamedPrecisely() {
+        HikariDataSource ds = TestDatabase.create();
+        new JdbcTemplate(ds).execute("DROP TABLE outbox_fanout");
+        TestDataSources.on(runner, ds)
+                .run(context -> assertThat(context.getStartupFailure())
+                        .rootCause()
+                        .hasMessageContaining("migrations V3 of classpath:db/postbox are not applied (missing tables:"
+                                + " outbox_fanout)"));
+    }
+
+    @Test
+    void alwaysInstallsWithPostboxsInstallerWhenTheApplicationHasNoFlyway() {
+        TestDataSources.empty(runner)
+                .withPropertyValues("postbox.schema.initialize=always")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(missingTables(context)).isEmpty();
+                    assertThat(jdbc(context).queryForList("SELECT version FROM outbox_schema_version", Integer.class))
+                            .containsExactly(1, 2, 3);
+                    assertThat(tableExists(context, "postbox_schema_history")).isFalse();
+                });
+    }
+
+    @Test
+    void flywayRunsPostboxsMigrationsWithTheirOwnHistoryBesideTheApplicationsV1() {
+        HikariDataSource ds = TestDatabase.createEmpty();
+        try {
+            ApplicationContextRunner app = runner.withBean(
+                            "dataSource", DataSource.class, () -> ds, d -> d.setDestroyMethodName(""))
+                    .withPropertyValues(
+                            "spring.flyway.enabled=true",
+                            "spring.flyway.locations=classpath:db/app-flyway",
+                            "postbox.schema.initialize=always");
+            app.run(context -> {
+                assertThat(context).hasNotFailed();
+                assertThat(jdbc(context)
+                                .queryForList(
+                                        "SELECT version FROM flyway_schema_history WHERE success ORDER BY installed_rank",
+                                        String.class))
+                        .as("the application's history: its own V1 and V2 only")
+                        .containsExactly("1", "2");
+                assertThat(jdbc(context)
+                                .queryForList(
+                                        "SELECT version || ':' || type FROM postbox_schema_history WHERE success"
+                                                + " ORDER BY installed_rank",
+                                        String.class))
+                        .as("Postbox's own history: baselined below V1 (the schema had the application's tables),"
+                                + " then V1 to V3")
+                        .containsExactly("0:BASELINE", "1:SQL", "2:SQL", "3:SQL");
+                assertThat(tableExists(context, "app_order")).isTrue();
+                assertThat(missingTables(context)).isEmpty();
+                assertThat(tableExists(context, "outbox_schema_version"))
+                        .as("not Postbox's installer")
+                        .isFalse();
+                enqueueOne(context);
+            });
+            // A restart applies nothing, on either side, and keeps the job.
+            app.run(context -> {
+                assertThat(context).hasNotFailed();
+                assertThat(jdbc(context).queryForObject("SELECT count(*) FROM postbox_schema_history", Long.class))
+                        .isEqualTo(4);
+                assertThat(jdbc(context).queryForObject("SELECT count(*) FROM outbox_job", Long.class))
+                        .isEqualTo(1);
+            });
+        } finally {
+            TestDatabase.drop(ds);
+        }
+    }
+
+    @Test
+    void flywayTakesOverASchemaThatPostboxsInstallerCreated() {
+        TestDataSources.withSchema(runner)
+                .withPropertyValues(
+                        "spring.flyway.enabled=true",
+                        "spring.flyway.locations=classpath:db/app-flyway",
+                        "spring.flyway.baseline-on-migrate=true",
+                        "spring.flyway.baseline-version=0",
+                        "postbox.schema.initialize=always")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(jdbc(context)
+                                    .queryForList(
+                                            "SELECT version || ':' || type FROM postbox_schema_history"
+                                                    + " ORDER BY installed_rank",
+                                            String.class))
+                            .as("baselined at the version found: nothing runs twice")
+                            .containsExactly("3:BASELINE");
+                });
+    }
+
+    @Test
+    void anApplicationFlywayWithPostboxsLocationSatisfiesTheCheck() {
+        TestDataSources.empty(runner)
+                .withPropertyValues("spring.flyway.enabled=true", "spring.flyway.locations=classpath:db/postbox")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(missingTables(context)).isEmpty();
+                    assertThat(jdbc(context).queryForObject("SELECT count(*) FROM flyway_schema_history", Long.class))
+                            .isEqualTo(SchemaInstaller.migrations().size());
+                });
+    }
+
+    @Test
+    void liquibaseAppliesTheShippedChangeLogIncludedInTheApplications() {
+        assertThat(liquibase.util.LiquibaseUtil.getBuildVersion()).isEqualTo("4.33.0");
+        TestDataSources.empty(runner)
+                .withPropertyValues(
+                        "spring.liquibase.enabled=true",
+                        "spring.liquibase.change-log=classpath:db/app-liquibase/changelog.xml")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(missingTables(context)).isEmpty();
+                    assertThat(tableExists(context, "app_order")).isTrue();
+                    assertThat(jdbc(context)
+                                    .queryForList(
+                                            "SELECT id FROM databasechangelog WHERE author = 'postbox' ORDER BY orderexecuted",
+                                            String.class))
+                            .containsExactly("postbox-V1", "postbox-V2", "postbox-V3");
+                    enqueueOne(context);
+                });
+    }
+
+    @Test
+    void aDatabaseThatIsNotPostgreSqlFailsStartupNamingTheMinimumVersion() {
+        runner.withBean(
+                        "dataSource",
+                        DataSource.class,
+                        () -> ForeignDatabase.dataSource("H2", "2.3.232 (2024-08-11)", 2))
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure())
+                            .rootCause()
+                            .hasMessageContaining(
+                                    "Postbox needs PostgreSQL 12 or newer, but its DataSource is H2 2.3.232")
+                            .hasMessageContaining("postbox.datasource")
+                            .hasMessageContaining("postbox.enabled=false");
+                });
+    }
+
+    @Test
+    void anOldPostgreSqlFailsStartup() {
+        runner.withBean("dataSource", DataSource.class, () -> ForeignDatabase.dataSource("PostgreSQL", "11.22", 11))
+                .withPropertyValues("postbox.schema.initialize=always")
+                .run(context -> assertThat(context.getStartupFailure())
+                        .rootCause()
+                        .hasMessageContaining("Postbox needs PostgreSQL 12 or newer (its schema uses stored generated"
+                                + " columns), but its DataSource is PostgreSQL 11.22"));
+    }
+
+    static void enqueueOne(AssertableApplicationContext context) {
+        new TransactionTemplate(context.getBean(PlatformTransactionManager.class))
+                .executeWithoutResult(s -> context.getBean(Outbox.class).enqueue(JobRequest.of("ping", Map.of())));
+        assertThat(jdbc(context).queryForObject("SELECT count(*) FROM outbox_job WHERE kind = 'ping'", Long.class))
+                .isEqualTo(1);
+    }
+
+    static List<String> missingTables(AssertableApplicationContext context) {
+        return List.copyOf(new dev.postbox.SchemaVerifier(TestDataSources.dataSourceOf(context)).missingTables());
+    }
+
+    static JdbcTemplate jdbc(AssertableApplicationContext context) {
+        return new JdbcTemplate(TestDataSources.dataSourceOf(context));
+    }
+
+    static boolean tableExists(AssertableApplicationContext context, String table) {
+        return Boolean.TRUE.equals(
+                jdbc(context).queryForObject("SELECT to_regclass(?) IS NOT NULL", Boolean.class, table));
+    }
+}
