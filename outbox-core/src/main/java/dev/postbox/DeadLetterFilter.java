@@ -1,6 +1,9 @@
 package dev.postbox;
 
 import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
@@ -10,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class DeadLetterFilter {
 
-    private static final DeadLetterFilter ALL = new DeadLetterFilter(null, null, null, null, null, null);
+    private static final DeadLetterFilter ALL = new DeadLetterFilter(null, null, null, null, null, null, null, null);
 
     private final @Nullable String queue;
     private final @Nullable String kind;
@@ -18,6 +21,8 @@ public final class DeadLetterFilter {
     private final @Nullable String errorContains;
     private final @Nullable Instant deadFrom;
     private final @Nullable Instant deadTo;
+    private final @Nullable String errorFingerprint;
+    private final @Nullable List<Long> ids;
 
     private DeadLetterFilter(
             @Nullable String queue,
@@ -25,13 +30,17 @@ public final class DeadLetterFilter {
             @Nullable String endpoint,
             @Nullable String errorContains,
             @Nullable Instant deadFrom,
-            @Nullable Instant deadTo) {
+            @Nullable Instant deadTo,
+            @Nullable String errorFingerprint,
+            @Nullable List<Long> ids) {
         this.queue = queue;
         this.kind = kind;
         this.endpoint = endpoint;
         this.errorContains = errorContains;
         this.deadFrom = deadFrom;
         this.deadTo = deadTo;
+        this.errorFingerprint = errorFingerprint;
+        this.ids = ids;
     }
 
     /** Every dead letter. */
@@ -40,25 +49,43 @@ public final class DeadLetterFilter {
     }
 
     public DeadLetterFilter queue(@Nullable String queue) {
-        return new DeadLetterFilter(queue, kind, endpoint, errorContains, deadFrom, deadTo);
+        return new DeadLetterFilter(queue, kind, endpoint, errorContains, deadFrom, deadTo, errorFingerprint, ids);
     }
 
     public DeadLetterFilter kind(@Nullable String kind) {
-        return new DeadLetterFilter(queue, kind, endpoint, errorContains, deadFrom, deadTo);
+        return new DeadLetterFilter(queue, kind, endpoint, errorContains, deadFrom, deadTo, errorFingerprint, ids);
     }
 
     public DeadLetterFilter endpoint(@Nullable String endpoint) {
-        return new DeadLetterFilter(queue, kind, endpoint, errorContains, deadFrom, deadTo);
+        return new DeadLetterFilter(queue, kind, endpoint, errorContains, deadFrom, deadTo, errorFingerprint, ids);
     }
 
     /** Dead letters whose last error contains the text (case-insensitive). */
     public DeadLetterFilter errorContains(@Nullable String text) {
-        return new DeadLetterFilter(queue, kind, endpoint, text, deadFrom, deadTo);
+        return new DeadLetterFilter(queue, kind, endpoint, text, deadFrom, deadTo, errorFingerprint, ids);
     }
 
     /** Dead-lettered in {@code [from, to)}; either bound may be null. */
     public DeadLetterFilter deadBetween(@Nullable Instant from, @Nullable Instant to) {
-        return new DeadLetterFilter(queue, kind, endpoint, errorContains, from, to);
+        return new DeadLetterFilter(queue, kind, endpoint, errorContains, from, to, errorFingerprint, ids);
+    }
+
+    /**
+     * Dead letters whose error fingerprint ({@code outbox_dead_letter.error_fingerprint}: the last
+     * error's first line with UUIDs and long numbers masked) equals this one: one group of failures.
+     */
+    public DeadLetterFilter errorFingerprint(@Nullable String fingerprint) {
+        return new DeadLetterFilter(queue, kind, endpoint, errorContains, deadFrom, deadTo, fingerprint, ids);
+    }
+
+    /** Only these dead letters (by job id); null for no restriction, an empty collection matches none. */
+    public DeadLetterFilter ids(@Nullable Collection<Long> ids) {
+        List<Long> copy = null;
+        if (ids != null) {
+            copy = List.copyOf(ids);
+            copy.forEach(id -> Objects.requireNonNull(id, "ids may not contain null"));
+        }
+        return new DeadLetterFilter(queue, kind, endpoint, errorContains, deadFrom, deadTo, errorFingerprint, copy);
     }
 
     public Optional<String> queue() {
@@ -83,5 +110,13 @@ public final class DeadLetterFilter {
 
     public Optional<Instant> deadTo() {
         return Optional.ofNullable(deadTo);
+    }
+
+    public Optional<String> errorFingerprint() {
+        return Optional.ofNullable(errorFingerprint);
+    }
+
+    public Optional<List<Long>> ids() {
+        return Optional.ofNullable(ids);
     }
 }

@@ -40,6 +40,11 @@ public final class PostboxAdmin {
         return call(store::deadLetterCount);
     }
 
+    /** Number of dead letters matching the filter (what a replay or purge with it would touch now). */
+    public long deadLetterCount(DeadLetterFilter filter) {
+        return call(c -> store.deadLetterCount(c, Require.notNull(filter, "filter")));
+    }
+
     /** Puts one dead letter back in its queue with a fresh attempt budget; false if not found. */
     public boolean replay(long id) {
         return call(c -> store.replay(c, id)) > 0;

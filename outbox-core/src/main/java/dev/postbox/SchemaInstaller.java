@@ -22,9 +22,13 @@ import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
 /**
  * Applies the shipped migrations ({@code classpath:db/postbox/V<n>__<name>.sql}) that this
  * database lacks, in version order, recording them in {@code outbox_schema_version}. Idempotent,
- * and safe when several processes start at once: a transaction-scoped advisory lock serialises
- * installers. The same files can be applied with Flyway (their names are Flyway-compatible; give them
- * their own history table) or with Liquibase ({@value #LIQUIBASE_CHANGELOG} includes them).
+ * and safe when several processes start at once, on a fresh database too: a transaction-scoped
+ * advisory lock, taken before anything else (the version table included), serialises installers,
+ * and the installer reads the applied versions at READ COMMITTED after the wait, whatever the
+ * pool's isolation level, so the ones behind the first apply nothing. The migrations create no
+ * schema or extension: everything goes to the connection's current schema. The same files can be
+ * applied with Flyway (their names are Flyway-compatible; give them their own history table) or
+ * with Liquibase ({@value #LIQUIBASE_CHANGELOG} includes them).
  */
 public final class SchemaInstaller {
 
@@ -46,22 +50,39 @@ public final class SchemaInstaller {
     /** A migration found on the classpath. */
     public record Migration(int version, String description, Resource resource) {
 
-        private static final Pattern CREATE_TABLE =
-                Pattern.compile("(?im)^\\s*CREATE\\s+TABLE\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?([a-z_][a-z0-9_]*)");
+        private static final Pattern CREATED = Pattern.compile(
+                "(?im)^\\s*CREATE\\s+(?:UNIQUE\\s+)?(TABLE|INDEX)\\s+(?:CONCURRENTLY\\s+)?(?:IF\\s+NOT\\s+EXISTS\\s+)?"
+                        + "([a-z_][a-z0-9_]*)");
+        private static final Pattern ALTER_TABLE =
+                Pattern.compile("(?is)ALTER\\s+TABLE\\s+(?:IF\\s+EXISTS\\s+)?(?:ONLY\\s+)?([a-z_][a-z0-9_]*)([^;]*);");
+        private static final Pattern ADD_COLUMN =
+                Pattern.compile("(?i)ADD\\s+COLUMN\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?([a-z_][a-z0-9_]*)");
 
         /** The SQL of the migration. */
         public String sql() {
             return read(resource);
         }
 
-        /** The tables the migration creates, in the order it creates them. */
-        public List<String> tables() {
-            List<String> tables = new ArrayList<>();
-            Matcher m = CREATE_TABLE.matcher(sql());
-            while (m.find()) {
-                tables.add(m.group(1).toLowerCase(java.util.Locale.ROOT));
+        /**
+         * What the migration creates, by which a database is known to have it: tables and indexes by
+         * name, added columns as {@code table.column}, in the order the migration creates them.
+         */
+        public List<String> objects() {
+            String sql = sql().replaceAll("(?m)--.*$", "");
+            List<String> objects = new ArrayList<>();
+            Matcher created = CREATED.matcher(sql);
+            while (created.find()) {
+                objects.add(created.group(2).toLowerCase(java.util.Locale.ROOT));
             }
-            return tables;
+            Matcher altered = ALTER_TABLE.matcher(sql);
+            while (altered.find()) {
+                String table = altered.group(1).toLowerCase(java.util.Locale.ROOT);
+                Matcher column = ADD_COLUMN.matcher(altered.group(2));
+                while (column.find()) {
+                    objects.add(table + "." + column.group(1).toLowerCase(java.util.Locale.ROOT));
+                }
+            }
+            return objects;
         }
     }
 
@@ -76,6 +97,11 @@ public final class SchemaInstaller {
         List<Migration> migrations = migrations();
         List<Integer> applied = new ArrayList<>();
         try (Connection c = dataSource.getConnection()) {
+            // READ COMMITTED whatever the pool's default: each statement after the lock wait must see
+            // what the installer before us committed. Under REPEATABLE READ the snapshot would be
+            // taken by the lock statement, before the wait, and the migrations applied again.
+            int isolation = c.getTransactionIsolation();
+            c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
             c.setAutoCommit(false);
             try {
                 try (PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_xact_lock(?)")) {
@@ -109,6 +135,9 @@ public final class SchemaInstaller {
             } catch (SQLException | RuntimeException e) {
                 c.rollback();
                 throw e;
+            } finally {
+                c.setAutoCommit(true);
+                c.setTransactionIsolation(isolation);
             }
         } catch (SQLException e) {
             throw new IllegalStateException("Installing the Postbox schema failed: " + e.getMessage(), e);

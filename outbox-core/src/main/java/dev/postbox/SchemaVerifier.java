@@ -16,7 +16,8 @@ import javax.sql.DataSource;
 /**
  * Checks a database before Postbox uses it: that it is PostgreSQL {@value #MINIMUM_POSTGRESQL_VERSION}
  * or newer, and which of the shipped migrations ({@link SchemaInstaller#migrations()}) it lacks. A
- * migration counts as applied when every table it creates exists (on the connection's {@code
+ * migration counts as applied when everything it creates exists (its tables and indexes, the columns
+ * it adds: {@link SchemaInstaller.Migration#objects()}, looked up on the connection's {@code
  * search_path}), whoever applied it: {@link SchemaInstaller}, Flyway, Liquibase or a DBA.
  *
  * <p>The minimum is PostgreSQL 12 because the schema uses a stored generated column ({@code
@@ -64,7 +65,7 @@ public final class SchemaVerifier {
         }
     }
 
-    /** The shipped migrations this database lacks (some table of theirs is missing), in version order. */
+    /** The shipped migrations this database lacks (something they create is missing), in version order. */
     public List<SchemaInstaller.Migration> missingMigrations() {
         try (Connection c = dataSource.getConnection()) {
             return missingMigrations(c);
@@ -73,10 +74,13 @@ public final class SchemaVerifier {
         }
     }
 
-    /** The tables of the shipped migrations this database lacks, in migration order. */
-    public Set<String> missingTables() {
+    /**
+     * What the shipped migrations create and this database lacks, in migration order: tables and
+     * indexes by name, columns as {@code table.column}.
+     */
+    public Set<String> missingObjects() {
         try (Connection c = dataSource.getConnection()) {
-            return missingTables(c, SchemaInstaller.migrations());
+            return missingObjects(c, SchemaInstaller.migrations());
         } catch (SQLException e) {
             throw checkFailed(e);
         }
@@ -108,24 +112,29 @@ public final class SchemaVerifier {
 
     private static List<SchemaInstaller.Migration> missingMigrations(Connection c) throws SQLException {
         List<SchemaInstaller.Migration> migrations = SchemaInstaller.migrations();
-        Set<String> missingTables = missingTables(c, migrations);
+        Set<String> missingObjects = missingObjects(c, migrations);
         List<SchemaInstaller.Migration> missing = new ArrayList<>();
         for (SchemaInstaller.Migration m : migrations) {
-            if (m.tables().stream().anyMatch(missingTables::contains)) {
+            if (m.objects().stream().anyMatch(missingObjects::contains)) {
                 missing.add(m);
             }
         }
         return missing;
     }
 
-    private static Set<String> missingTables(Connection c, List<SchemaInstaller.Migration> migrations)
+    private static Set<String> missingObjects(Connection c, List<SchemaInstaller.Migration> migrations)
             throws SQLException {
-        List<String> tables = new ArrayList<>();
-        migrations.forEach(m -> tables.addAll(m.tables()));
+        List<String> objects = new ArrayList<>();
+        migrations.forEach(m -> objects.addAll(m.objects()));
         Set<String> missing = new LinkedHashSet<>();
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT t FROM unnest(?::text[]) WITH ORDINALITY AS x(t, n) WHERE to_regclass(t) IS NULL ORDER BY n")) {
-            Array names = c.createArrayOf("text", tables.toArray());
+        // A relation by name (to_regclass), or a column as relation.column (pg_attribute).
+        try (PreparedStatement ps = c.prepareStatement("SELECT o FROM unnest(?::text[]) WITH ORDINALITY AS x(o, n)"
+                + " WHERE CASE WHEN strpos(o, '.') = 0 THEN to_regclass(o) IS NULL"
+                + "   ELSE NOT EXISTS (SELECT 1 FROM pg_attribute a"
+                + "     WHERE a.attrelid = to_regclass(split_part(o, '.', 1))"
+                + "       AND a.attname = split_part(o, '.', 2) AND NOT a.attisdropped) END"
+                + " ORDER BY n")) {
+            Array names = c.createArrayOf("text", objects.toArray());
             ps.setArray(1, names);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

@@ -89,6 +89,39 @@ class DeadLetterTest extends DatabaseTest {
     }
 
     @Test
+    void deadLettersThatFailedTheSameWayShareAFingerprintAndReplayByItOrByIds() {
+        String insert = "INSERT INTO outbox_dead_letter (id, queue, kind, payload, priority, attempts,"
+                + " max_attempts, last_error, created_at) VALUES (?, 'default', 'sync', '{}', 0, 3, 3, ?, now())";
+        jdbc.update(insert, 1L, "order 81724 not found\n\tat Erp.find(Erp.java:12)");
+        jdbc.update(insert, 2L, "order 93311 not found");
+        jdbc.update(insert, 3L, "HTTP 503 from erp for 2f1e6a0c-1111-4b7e-9c3d-0a1b2c3d4e5f");
+        jdbc.update(insert, 4L, "HTTP 500 from erp for 7a2e6a0c-2222-4b7e-9c3d-0a1b2c3d4e5f");
+        jdbc.update(insert, 5L, "HTTP 503 from erp for 9b3e6a0c-3333-4b7e-9c3d-0a1b2c3d4e5f");
+
+        assertThat(jdbc.queryForList("SELECT error_fingerprint FROM outbox_dead_letter ORDER BY id", String.class))
+                .containsExactly(
+                        "order # not found",
+                        "order # not found",
+                        "HTTP 503 from erp for #",
+                        "HTTP 500 from erp for #",
+                        "HTTP 503 from erp for #");
+
+        PostboxAdmin admin = engine().admin();
+        assertThat(admin.deadLetterCount(DeadLetterFilter.all().errorFingerprint("order # not found")))
+                .isEqualTo(2);
+        assertThat(admin.replay(DeadLetterFilter.all().kind("sync").errorFingerprint("HTTP 503 from erp for #")))
+                .isEqualTo(2);
+        assertThat(count("SELECT count(*) FROM outbox_job WHERE id IN (3, 5) AND state = 'pending'"))
+                .isEqualTo(2);
+        assertThat(admin.purge(DeadLetterFilter.all().ids(java.util.List.of(1L, 4L, 99L))))
+                .isEqualTo(2);
+        assertThat(jdbc.queryForList("SELECT id FROM outbox_dead_letter", Long.class))
+                .containsExactly(2L);
+        assertThat(admin.purge(DeadLetterFilter.all().ids(java.util.List.of()))).isZero();
+        assertThat(admin.deadLetterCount()).isOne();
+    }
+
+    @Test
     void permanentFailureDeadLettersAtOnce() {
         Postbox postbox = track(Postbox.builder(dataSource)
                 .handler("bad-input", job -> {

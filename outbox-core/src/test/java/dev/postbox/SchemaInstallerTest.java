@@ -2,6 +2,7 @@ package dev.postbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.testing.TestDatabase;
 import java.io.InputStream;
@@ -13,6 +14,7 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -21,11 +23,44 @@ class SchemaInstallerTest {
     @Test
     void concurrentInstallersApplyEachMigrationOnceAndAgainIsANoOp() throws Exception {
         HikariDataSource ds = TestDatabase.createEmpty();
-        ExecutorService pool = Executors.newFixedThreadPool(4);
         try {
-            CyclicBarrier start = new CyclicBarrier(4);
+            installConcurrently(ds, 4);
+        } finally {
+            TestDatabase.drop(ds);
+        }
+    }
+
+    /**
+     * A pool whose connections default to REPEATABLE READ (a Hikari or application setting) takes
+     * the transaction's snapshot at its first statement: if that statement were the lock wait, the
+     * installers waiting behind the first one would not see its migrations and would apply them
+     * again. The installer must serialise first installs whatever the pool's isolation level.
+     */
+    @Test
+    void concurrentInstallersOnARepeatableReadPoolApplyEachMigrationOnce() throws Exception {
+        HikariDataSource empty = TestDatabase.createEmpty();
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(empty.getJdbcUrl());
+        config.setMaximumPoolSize(8);
+        config.setTransactionIsolation("TRANSACTION_REPEATABLE_READ");
+        try (HikariDataSource repeatableRead = new HikariDataSource(config)) {
+            for (int round = 0; round < 3; round++) {
+                installConcurrently(repeatableRead, 8);
+                new JdbcTemplate(repeatableRead)
+                        .execute(
+                                "DROP SCHEMA public CASCADE; CREATE SCHEMA public; GRANT ALL ON SCHEMA public TO public");
+            }
+        } finally {
+            TestDatabase.drop(empty);
+        }
+    }
+
+    private static void installConcurrently(DataSource ds, int installers) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(installers);
+        try {
+            CyclicBarrier start = new CyclicBarrier(installers);
             List<Future<List<Integer>>> runs = new ArrayList<>();
-            for (int i = 0; i < 4; i++) {
+            for (int i = 0; i < installers; i++) {
                 Callable<List<Integer>> install = () -> {
                     start.await();
                     return new SchemaInstaller(ds).install();
@@ -47,7 +82,6 @@ class SchemaInstallerTest {
                     .containsExactlyElementsOf(versions);
         } finally {
             pool.shutdownNow();
-            TestDatabase.drop(ds);
         }
     }
 

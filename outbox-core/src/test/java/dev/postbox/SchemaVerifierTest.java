@@ -70,18 +70,23 @@ class SchemaVerifierTest {
             jdbc.execute(all.get(1).sql());
             assertThat(verifier.missingMigrations()).containsExactlyElementsOf(all.subList(2, all.size()));
             assertThat(verifier.installedVersion()).isEqualTo(2);
-            assertThat(verifier.missingTables()).contains("outbox_endpoint").doesNotContain("outbox_job");
+            assertThat(verifier.missingObjects())
+                    .contains("outbox_endpoint", "outbox_job.lease_started")
+                    .doesNotContain("outbox_job");
 
             // The installer takes over: it records what it found and applies only the rest.
-            assertThat(new SchemaInstaller(ds).install()).containsExactly(3);
+            assertThat(new SchemaInstaller(ds).install()).containsExactly(3, 4, 5, 6);
             assertThat(jdbc.queryForList(
                             "SELECT description FROM outbox_schema_version ORDER BY version", String.class))
                     .containsExactly(
                             "jobs (found, applied by another tool)",
                             "schedules (found, applied by another tool)",
-                            "http delivery");
+                            "http delivery",
+                            "attempt start marks",
+                            "rate bucket line",
+                            "console indexes");
             assertThat(verifier.missingMigrations()).isEmpty();
-            assertThat(verifier.missingTables()).isEmpty();
+            assertThat(verifier.missingObjects()).isEmpty();
             assertThat(verifier.installedVersion())
                     .isEqualTo(all.get(all.size() - 1).version());
 
@@ -96,13 +101,16 @@ class SchemaVerifierTest {
     }
 
     @Test
-    void everyMigrationCreatesATableToRecogniseItBy() {
+    void everyMigrationCreatesSomethingToRecogniseItBy() {
         for (SchemaInstaller.Migration m : SchemaInstaller.migrations()) {
-            assertThat(m.tables()).as("tables of V" + m.version()).isNotEmpty();
+            assertThat(m.objects()).as("objects of V" + m.version()).isNotEmpty();
         }
-        assertThat(SchemaInstaller.migrations().get(0).tables())
+        assertThat(SchemaInstaller.migrations().get(0).objects())
                 .startsWith("outbox_job")
-                .contains("outbox_job_archive", "outbox_idempotency_key");
+                .contains("outbox_job_archive", "outbox_idempotency_key", "outbox_job_claim_idx");
+        assertThat(SchemaInstaller.migrations().get(3).objects())
+                .as("a migration that only adds columns is recognised by them")
+                .containsExactly("outbox_job.lease_started", "outbox_job.unstarted_expiries");
     }
 
     @Test

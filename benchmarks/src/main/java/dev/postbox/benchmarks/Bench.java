@@ -20,7 +20,15 @@ public final class Bench {
     private static final Logger log = LoggerFactory.getLogger(Bench.class);
 
     static final List<String> ALL = List.of(
-            "burn-down", "floor", "peer", "steady-state", "enqueue-overhead", "http", "history-growth", "memory");
+            "burn-down",
+            "floor",
+            "peer",
+            "steady-state",
+            "enqueue-overhead",
+            "http",
+            "history-growth",
+            "memory",
+            "console");
 
     private Bench() {}
 
@@ -69,6 +77,7 @@ public final class Bench {
                 case "http" -> List.of(Http.run(env, sizes.httpJobs()));
                 case "history-growth" -> List.of(HistoryGrowth.run(env, sizes.historySizes()));
                 case "memory" -> List.of(Memory.run(env, sizes.memoryJobs(), sizes.memoryHeap()));
+                case "console" -> List.of(Console.run(env, Console.Volumes.fromSystemProperties()));
                 default -> throw new IllegalArgumentException(scenario);
             };
             for (Map<String, Object> result : results) {

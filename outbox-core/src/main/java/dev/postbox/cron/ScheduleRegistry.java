@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -19,10 +20,14 @@ import org.slf4j.LoggerFactory;
  * resumes them. Thread-safe.
  *
  * <p>{@link #register(Collection)} is idempotent and safe when every node of a cluster calls it at
- * once. A new schedule starts with the first fire after the database's now. A changed definition
- * keeps its fire state unless its timing (cron, zone, DST gap policy) changed, in which case it
- * restarts from the first fire after now. Schedules stored but absent from the definitions are left
- * alone (another application version may still declare them).
+ * once: each definition is one upsert statement, taken in name order (so two nodes never wait for
+ * each other's rows crosswise). A new schedule starts with the first fire after the database's now.
+ * A changed definition keeps its fire state unless its timing (cron, zone, DST gap policy) changed,
+ * in which case it restarts from the first fire after now; a fire instant still creates at most one
+ * job, whatever the definition. When nodes register different definitions of one schedule (a
+ * rolling deploy), the last one to register wins, without an error, and the change is logged.
+ * Schedules stored but absent from the definitions are left alone (another application version may
+ * still declare them).
  */
 public final class ScheduleRegistry {
 
@@ -57,10 +62,13 @@ public final class ScheduleRegistry {
         return inTransaction(c -> {
             List<String> inserted = new ArrayList<>();
             Instant now = store.databaseNow(c, Duration.ZERO);
-            for (ScheduleDefinition d : definitions) {
-                boolean isNew;
+            List<ScheduleDefinition> inLockOrder = definitions.stream()
+                    .sorted(Comparator.comparing(ScheduleDefinition::name))
+                    .toList();
+            for (ScheduleDefinition d : inLockOrder) {
+                ScheduleStore.Upsert done;
                 try {
-                    isNew = store.upsert(
+                    done = store.upsert(
                             c, d, d.fireCalculator().nextFireAfter(now).orElse(null));
                 } catch (SQLException e) {
                     if ("22P02".equals(e.getSQLState())) {
@@ -72,9 +80,15 @@ public final class ScheduleRegistry {
                     }
                     throw e;
                 }
-                if (isNew) {
+                if (done == ScheduleStore.Upsert.INSERTED) {
                     inserted.add(d.name());
                     log.info("Registered schedule {}", d);
+                } else if (done == ScheduleStore.Upsert.UPDATED) {
+                    log.info(
+                            "Schedule '{}' updated to {}: the stored definition differed (when nodes register"
+                                    + " different definitions, the last one to register wins)",
+                            d.name(),
+                            d);
                 }
             }
             return List.copyOf(inserted);

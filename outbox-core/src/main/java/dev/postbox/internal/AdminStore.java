@@ -84,6 +84,13 @@ public final class AdminStore {
             f.errorContains().ifPresent(v -> add(sql, params, " AND strpos(lower(last_error), lower(?)) > 0", v));
             f.deadFrom().ifPresent(v -> add(sql, params, " AND dead_at >= ?", java.sql.Timestamp.from(v)));
             f.deadTo().ifPresent(v -> add(sql, params, " AND dead_at < ?", java.sql.Timestamp.from(v)));
+            f.errorFingerprint().ifPresent(v -> add(sql, params, " AND error_fingerprint = ?", v));
+            f.ids()
+                    .ifPresent(v -> add(
+                            sql,
+                            params,
+                            " AND id = ANY(?)",
+                            v.stream().mapToLong(Long::longValue).toArray()));
             return new Where(sql.toString(), params);
         }
 
@@ -133,6 +140,17 @@ public final class AdminStore {
                 ResultSet rs = ps.executeQuery()) {
             rs.next();
             return rs.getLong(1);
+        }
+    }
+
+    public long deadLetterCount(Connection c, DeadLetterFilter filter) throws SQLException {
+        Where where = Where.of(filter);
+        try (PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM outbox_dead_letter" + where.sql())) {
+            where.bind(ps, 1);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
         }
     }
 

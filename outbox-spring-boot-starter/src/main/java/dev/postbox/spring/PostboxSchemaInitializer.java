@@ -88,7 +88,7 @@ public class PostboxSchemaInitializer implements InitializingBean {
         }
         List<SchemaInstaller.Migration> missing = verifier.missingMigrations();
         if (!missing.isEmpty()) {
-            throw new IllegalStateException(missingMessage(missing, verifier.missingTables()));
+            throw new IllegalStateException(missingMessage(missing, verifier.missingObjects()));
         }
         return applied;
     }
@@ -101,7 +101,7 @@ public class PostboxSchemaInitializer implements InitializingBean {
         };
     }
 
-    private String missingMessage(List<SchemaInstaller.Migration> missing, Set<String> tables) {
+    private String missingMessage(List<SchemaInstaller.Migration> missing, Set<String> objects) {
         String versions = missing.stream().map(m -> "V" + m.version()).collect(Collectors.joining(", "));
         String why = switch (mode) {
             case EMBEDDED ->
@@ -111,7 +111,7 @@ public class PostboxSchemaInitializer implements InitializingBean {
             case ALWAYS -> "they were applied with " + migrator.describe() + " but are still missing";
         };
         return "Postbox's tables are missing from its database: migrations " + versions + " of "
-                + SchemaInstaller.LOCATION + " are not applied (missing tables: " + String.join(", ", tables) + "). "
+                + SchemaInstaller.LOCATION + " are not applied (missing: " + String.join(", ", objects) + "). "
                 + why + ". Apply them in one of these ways:\n"
                 + "  - let Postbox apply them at start-up: postbox.schema.initialize=always (with Flyway in the"
                 + " application they run through Flyway with their own history table postbox_schema_history,"

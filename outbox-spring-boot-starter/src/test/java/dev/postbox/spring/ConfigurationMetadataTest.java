@@ -2,6 +2,7 @@ package dev.postbox.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.postbox.spring.http.PostboxHttpProperties;
 import java.io.InputStream;
 import java.time.Duration;
 import java.util.HashMap;
@@ -77,6 +78,11 @@ class ConfigurationMetadataTest {
         actual.put("postbox.retry.max-attempts", bound.getRetry().getMaxAttempts());
         actual.put("postbox.archive.retention", bound.getArchive().getRetention());
         actual.put("postbox.archive.partitions-ahead", bound.getArchive().getPartitionsAhead());
+        PostboxHttpProperties http = Binder.get(new org.springframework.core.env.StandardEnvironment())
+                .bindOrCreate("postbox.http", PostboxHttpProperties.class);
+        actual.put("postbox.http.max-permit-wait", http.getMaxPermitWait());
+        actual.put("postbox.http.rate-recovery", http.getRateRecovery());
+        actual.put("postbox.http.min-rate-factor", http.getMinRateFactor());
 
         int checked = 0;
         for (JsonNode property : metadata().get("properties")) {
@@ -93,6 +99,8 @@ class ConfigurationMetadataTest {
                 assertThat(DurationStyle.detectAndParse(documented.asString()))
                         .as(name)
                         .isEqualTo(duration);
+            } else if (expected instanceof Double fraction) {
+                assertThat(documented.asDouble()).as(name).isEqualTo(fraction);
             } else {
                 assertThat(documented.asInt()).as(name).isEqualTo(expected);
             }

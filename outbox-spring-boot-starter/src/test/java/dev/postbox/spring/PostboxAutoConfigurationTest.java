@@ -264,7 +264,7 @@ class PostboxAutoConfigurationTest {
                     assertThat(context).hasFailed();
                     assertThat(context.getStartupFailure())
                             .rootCause()
-                            .hasMessageContaining("missing tables: outbox_job")
+                            .hasMessageContaining("missing: outbox_job")
                             .hasMessageContaining("postbox.schema.initialize=never");
                 });
     }

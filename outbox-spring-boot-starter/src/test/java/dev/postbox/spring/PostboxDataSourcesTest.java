@@ -223,8 +223,8 @@ class PostboxDataSourcesTest {
     }
 
     private static void assertPostboxLivesOnOrdersOnly(AssertableApplicationContext context) {
-        assertThat(new SchemaVerifier(orders).missingTables()).isEmpty();
-        assertThat(new SchemaVerifier(app).missingTables()).contains("outbox_job");
+        assertThat(new SchemaVerifier(orders).missingObjects()).isEmpty();
+        assertThat(new SchemaVerifier(app).missingObjects()).contains("outbox_job");
         PlatformTransactionManager tm = context.getBean(PostboxDatabase.class).transactionManager();
         new TransactionTemplate(tm != null ? tm : new JdbcTransactionManager(orders))
                 .executeWithoutResult(

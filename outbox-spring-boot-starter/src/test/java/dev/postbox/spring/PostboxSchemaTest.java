@@ -11,6 +11,7 @@ import dev.postbox.testing.ForeignDatabase;
 import dev.postbox.testing.TestDatabase;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -49,16 +50,16 @@ class PostboxSchemaTest {
             if (embedded) {
                 // Without POSTBOX_TEST_JDBC_URL the tests run on zonky's embedded PostgreSQL: it gets the schema.
                 assertThat(context).hasNotFailed();
-                assertThat(missingTables(context)).isEmpty();
+                assertThat(missingObjects(context)).isEmpty();
                 return;
             }
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure())
                     .rootCause()
                     .isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("Postbox's tables are missing from its database: migrations V1, V2, V3 of"
-                            + " classpath:db/postbox are not applied")
-                    .hasMessageContaining("missing tables: outbox_job,")
+                    .hasMessageContaining("Postbox's tables are missing from its database: migrations " + allVersions()
+                            + " of classpath:db/postbox are not applied")
+                    .hasMessageContaining("missing: outbox_job,")
                     .hasMessageContaining("postbox.schema.initialize=embedded applies them only to an embedded or a"
                             + " Testcontainers (@ServiceConnection) database")
                     .hasMessageContaining("postbox.schema.initialize=always")
@@ -75,19 +76,30 @@ class PostboxSchemaTest {
                 .withPropertyValues("postbox.schema.initialize=never")
                 .run(context -> assertThat(context.getStartupFailure())
                         .rootCause()
-                        .hasMessageContaining("migrations V1, V2, V3")
+                        .hasMessageContaining("migrations " + allVersions() + " of")
                         .hasMessageContaining("postbox.schema.initialize=never leaves them to you"));
     }
 
     @Test
-    void aSchemaMissingOnlyItsNewestMigrationIsNamedPrecisely() {
+    void aSchemaMissingOneMigrationIsNamedPrecisely() {
         HikariDataSource ds = TestDatabase.create();
         new JdbcTemplate(ds).execute("DROP TABLE outbox_fanout");
         TestDataSources.on(runner, ds)
                 .run(context -> assertThat(context.getStartupFailure())
                         .rootCause()
-                        .hasMessageContaining("migrations V3 of classpath:db/postbox are not applied (missing tables:"
-                                + " outbox_fanout)"));
+                        .hasMessageContaining(
+                                "migrations V3 of classpath:db/postbox are not applied (missing: outbox_fanout,"));
+    }
+
+    @Test
+    void aMigrationThatOnlyAddsColumnsIsMissedWhenItsColumnsAre() {
+        HikariDataSource ds = TestDatabase.create();
+        new JdbcTemplate(ds).execute("ALTER TABLE outbox_job DROP COLUMN unstarted_expiries");
+        TestDataSources.on(runner, ds)
+                .run(context -> assertThat(context.getStartupFailure())
+                        .rootCause()
+                        .hasMessageContaining("migrations V4 of classpath:db/postbox are not applied (missing:"
+                                + " outbox_job.unstarted_expiries)"));
     }
 
     @Test
@@ -96,9 +108,9 @@ class PostboxSchemaTest {
                 .withPropertyValues("postbox.schema.initialize=always")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    assertThat(missingTables(context)).isEmpty();
+                    assertThat(missingObjects(context)).isEmpty();
                     assertThat(jdbc(context).queryForList("SELECT version FROM outbox_schema_version", Integer.class))
-                            .containsExactly(1, 2, 3);
+                            .containsExactlyElementsOf(versions());
                     assertThat(tableExists(context, "postbox_schema_history")).isFalse();
                 });
     }
@@ -127,10 +139,13 @@ class PostboxSchemaTest {
                                                 + " ORDER BY installed_rank",
                                         String.class))
                         .as("Postbox's own history: baselined below V1 (the schema had the application's tables),"
-                                + " then V1 to V3")
-                        .containsExactly("0:BASELINE", "1:SQL", "2:SQL", "3:SQL");
+                                + " then every migration")
+                        .containsExactlyElementsOf(Stream.concat(
+                                        Stream.of("0:BASELINE"),
+                                        versions().stream().map(v -> v + ":SQL"))
+                                .toList());
                 assertThat(tableExists(context, "app_order")).isTrue();
-                assertThat(missingTables(context)).isEmpty();
+                assertThat(missingObjects(context)).isEmpty();
                 assertThat(tableExists(context, "outbox_schema_version"))
                         .as("not Postbox's installer")
                         .isFalse();
@@ -140,7 +155,7 @@ class PostboxSchemaTest {
             app.run(context -> {
                 assertThat(context).hasNotFailed();
                 assertThat(jdbc(context).queryForObject("SELECT count(*) FROM postbox_schema_history", Long.class))
-                        .isEqualTo(4);
+                        .isEqualTo(versions().size() + 1);
                 assertThat(jdbc(context).queryForObject("SELECT count(*) FROM outbox_job", Long.class))
                         .isEqualTo(1);
             });
@@ -166,7 +181,7 @@ class PostboxSchemaTest {
                                                     + " ORDER BY installed_rank",
                                             String.class))
                             .as("baselined at the version found: nothing runs twice")
-                            .containsExactly("3:BASELINE");
+                            .containsExactly(versions().get(versions().size() - 1) + ":BASELINE");
                 });
     }
 
@@ -176,7 +191,7 @@ class PostboxSchemaTest {
                 .withPropertyValues("spring.flyway.enabled=true", "spring.flyway.locations=classpath:db/postbox")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    assertThat(missingTables(context)).isEmpty();
+                    assertThat(missingObjects(context)).isEmpty();
                     assertThat(jdbc(context).queryForObject("SELECT count(*) FROM flyway_schema_history", Long.class))
                             .isEqualTo(SchemaInstaller.migrations().size());
                 });
@@ -191,13 +206,15 @@ class PostboxSchemaTest {
                         "spring.liquibase.change-log=classpath:db/app-liquibase/changelog.xml")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    assertThat(missingTables(context)).isEmpty();
+                    assertThat(missingObjects(context)).isEmpty();
                     assertThat(tableExists(context, "app_order")).isTrue();
                     assertThat(jdbc(context)
                                     .queryForList(
                                             "SELECT id FROM databasechangelog WHERE author = 'postbox' ORDER BY orderexecuted",
                                             String.class))
-                            .containsExactly("postbox-V1", "postbox-V2", "postbox-V3");
+                            .containsExactlyElementsOf(versions().stream()
+                                    .map(v -> "postbox-V" + v)
+                                    .toList());
                     enqueueOne(context);
                 });
     }
@@ -236,8 +253,20 @@ class PostboxSchemaTest {
                 .isEqualTo(1);
     }
 
-    static List<String> missingTables(AssertableApplicationContext context) {
-        return List.copyOf(new dev.postbox.SchemaVerifier(TestDataSources.dataSourceOf(context)).missingTables());
+    /** The shipped migrations' versions, in order. */
+    static List<Integer> versions() {
+        return SchemaInstaller.migrations().stream()
+                .map(SchemaInstaller.Migration::version)
+                .toList();
+    }
+
+    /** The shipped migrations as the start-up error names them: "V1, V2, …". */
+    static String allVersions() {
+        return versions().stream().map(v -> "V" + v).collect(java.util.stream.Collectors.joining(", "));
+    }
+
+    static List<String> missingObjects(AssertableApplicationContext context) {
+        return List.copyOf(new dev.postbox.SchemaVerifier(TestDataSources.dataSourceOf(context)).missingObjects());
     }
 
     static JdbcTemplate jdbc(AssertableApplicationContext context) {

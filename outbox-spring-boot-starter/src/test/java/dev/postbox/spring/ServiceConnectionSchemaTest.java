@@ -97,7 +97,7 @@ class ServiceConnectionSchemaTest {
                                 .getName())
                         .as("Boot's connection details from the container")
                         .contains("ContainerConnectionDetails");
-                assertThat(new SchemaVerifier(database).missingTables()).isEmpty();
+                assertThat(new SchemaVerifier(database).missingObjects()).isEmpty();
             });
         } finally {
             TestDatabase.drop(database);
@@ -122,7 +122,7 @@ class ServiceConnectionSchemaTest {
                         assertThat(context).hasFailed();
                         assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("tables are missing");
                     });
-            assertThat(new SchemaVerifier(database).missingTables()).contains("outbox_job");
+            assertThat(new SchemaVerifier(database).missingObjects()).contains("outbox_job");
         } finally {
             TestDatabase.drop(database);
         }

@@ -16,12 +16,13 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
+import okhttp3.HttpUrl;
 import org.jspecify.annotations.Nullable;
 
 /**
  * A webhook endpoint: where deliveries go, how they are signed, limited and retried, and whether it
  * is enabled. Immutable; build with {@link #builder(String, String)}. {@link #toString()} never
- * shows the secrets.
+ * shows the secrets, and shows the URL without credentials or query (either may carry a token).
  *
  * <pre>{@code
  * registry.register(Endpoint.builder("billing", "https://billing.example.com/hooks")
@@ -202,10 +203,25 @@ public final class Endpoint {
 
     @Override
     public String toString() {
-        return "Endpoint[name=" + name + ", url=" + url + ", secrets=" + secrets.size() + " (hidden), state="
+        return "Endpoint[name=" + name + ", url=" + shownUrl() + ", secrets=" + secrets.size() + " (hidden), state="
                 + state.name().toLowerCase(Locale.ROOT) + (disabledReason != null ? " (" + disabledReason + ")" : "")
                 + ", rate=" + (ratePerSecond == null ? "unlimited" : ratePerSecond + "/s burst " + burst)
                 + ", eventTypes=" + eventTypes + "]";
+    }
+
+    /** The URL for logs: scheme, host, port and path; never user info, query or fragment. */
+    private String shownUrl() {
+        HttpUrl parsed = HttpUrl.parse(url);
+        if (parsed == null) {
+            return "(unparsable URL)";
+        }
+        return parsed.newBuilder()
+                .username("")
+                .password("")
+                .query(null)
+                .fragment(null)
+                .build()
+                .toString();
     }
 
     /** Builds an {@link Endpoint}; {@code build()} validates. */

@@ -45,16 +45,68 @@ public final class EndpointRegistry {
     public static final String DISABLED_MARKER = "[postbox:endpoint-disabled]";
 
     private static final Logger log = LoggerFactory.getLogger(EndpointRegistry.class);
-    private static final String COLUMNS = "name, url, secrets, headers, description, event_types, connect_timeout_ms,"
-            + " read_timeout_ms, call_timeout_ms, rate_per_second, rate_burst, max_in_flight, retry_base_ms,"
-            + " retry_cap_ms, retry_max_attempts, state, disabled_reason, disabled_at, consecutive_failures,"
-            + " failing_since";
+    /**
+     * The configuration columns, in the order {@link #bindConfig} binds them (after {@code name}), each
+     * with the name its change is logged under. State and health columns are not configuration.
+     */
+    private static final List<String[]> CONFIG = List.of(
+            new String[] {"url", "?", "url"},
+            new String[] {"secrets", "?", "secrets"},
+            new String[] {"headers", "?::jsonb", "headers"},
+            new String[] {"description", "?", "description"},
+            new String[] {"event_types", "?", "event types"},
+            new String[] {"connect_timeout_ms", "?", "timeouts"},
+            new String[] {"read_timeout_ms", "?", "timeouts"},
+            new String[] {"call_timeout_ms", "?", "timeouts"},
+            new String[] {"rate_per_second", "?", "rate limit"},
+            new String[] {"rate_burst", "?", "rate limit"},
+            new String[] {"max_in_flight", "?", "max in flight"},
+            new String[] {"retry_base_ms", "?", "retry policy"},
+            new String[] {"retry_cap_ms", "?", "retry policy"},
+            new String[] {"retry_max_attempts", "?", "retry policy"});
+
+    private static final String CONFIG_COLUMNS = join(c -> c[0], ", ");
+
+    private static final String COLUMNS =
+            "name, " + CONFIG_COLUMNS + ", state, disabled_reason, disabled_at, consecutive_failures, failing_since";
+
+    private static final String INSERT =
+            "INSERT INTO outbox_endpoint (name, " + CONFIG_COLUMNS + ") VALUES (?, " + join(c -> c[1], ", ") + ")";
+
+    private static final String UPDATE = "UPDATE outbox_endpoint SET " + join(c -> c[0] + " = " + c[1], ", ")
+            + ", updated_at = now() WHERE name = ?";
+
+    /**
+     * {@link #put}: one statement, so that instances starting together never race between a read
+     * and a write. A new name is inserted; an existing row is updated only when its configuration
+     * differs, keeping its state and health. ON CONFLICT serialises racing callers on the row: each
+     * one's whole definition is written in turn (the last one wins), never a mix of two. The CTE
+     * reads the row as it was before this statement (its snapshot), to name what changed in the
+     * log (a row inserted by a racing caller after that snapshot is not in it); the result has no
+     * row when nothing changed.
+     */
+    private static final String UPSERT = "WITH before AS (SELECT " + CONFIG_COLUMNS
+            + " FROM outbox_endpoint WHERE name = ?),"
+            + " upserted AS (" + INSERT + " ON CONFLICT (name) DO UPDATE SET "
+            + join(c -> c[0] + " = excluded." + c[0], ", ") + ", updated_at = now()"
+            + " WHERE (" + join(c -> "outbox_endpoint." + c[0], ", ") + ") IS DISTINCT FROM ("
+            + join(c -> "excluded." + c[0], ", ") + ")"
+            + " RETURNING (xmax = 0) AS inserted, " + CONFIG_COLUMNS + ")"
+            + " SELECT u.inserted, b.url IS NULL, array_remove(ARRAY["
+            + join(c -> "CASE WHEN b." + c[0] + " IS DISTINCT FROM u." + c[0] + " THEN '" + c[2] + "' END", ", ")
+            + "], NULL)"
+            + " FROM upserted u LEFT JOIN before b ON true";
+
+    private static String join(java.util.function.Function<String[], String> part, String separator) {
+        return String.join(separator, CONFIG.stream().map(part).toList());
+    }
 
     private final DataSource dataSource;
     private final SsrfGuard guard;
     private final JsonCodec codec;
     private final Supplier<PostboxAdmin> admin;
     private final WebhookListener listener;
+    private final RateLimitStore rateLimits;
     private final Duration cacheTtl;
     private final Map<String, Cached> cache = new ConcurrentHashMap<>();
 
@@ -66,12 +118,14 @@ public final class EndpointRegistry {
             JsonCodec codec,
             Supplier<PostboxAdmin> admin,
             WebhookListener listener,
+            RateLimitStore rateLimits,
             Duration cacheTtl) {
         this.dataSource = dataSource;
         this.guard = guard;
         this.codec = codec;
         this.admin = admin;
         this.listener = listener;
+        this.rateLimits = rateLimits;
         this.cacheTtl = cacheTtl;
     }
 
@@ -86,11 +140,9 @@ public final class EndpointRegistry {
         Objects.requireNonNull(endpoint, "endpoint may not be null");
         guard.validateUrl(endpoint.url());
         return tx(c -> {
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO outbox_endpoint (name, url, secrets, headers,"
-                    + " description, event_types, connect_timeout_ms, read_timeout_ms, call_timeout_ms,"
-                    + " rate_per_second, rate_burst, max_in_flight, retry_base_ms, retry_cap_ms, retry_max_attempts)"
-                    + " VALUES (?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING")) {
-                bindConfig(c, ps, endpoint);
+            try (PreparedStatement ps = c.prepareStatement(INSERT + " ON CONFLICT (name) DO NOTHING")) {
+                ps.setString(1, endpoint.name());
+                bindConfig(c, ps, endpoint, 1);
                 if (ps.executeUpdate() == 0) {
                     throw new IllegalStateException("A webhook endpoint named '" + endpoint.name()
                             + "' is already registered: use EndpointRegistry.update(...) to change it");
@@ -112,13 +164,9 @@ public final class EndpointRegistry {
         Objects.requireNonNull(endpoint, "endpoint may not be null");
         guard.validateUrl(endpoint.url());
         Endpoint updated = tx(c -> {
-            try (PreparedStatement ps = c.prepareStatement("UPDATE outbox_endpoint SET name = ?, url = ?, secrets = ?,"
-                    + " headers = ?::jsonb, description = ?, event_types = ?, connect_timeout_ms = ?,"
-                    + " read_timeout_ms = ?, call_timeout_ms = ?, rate_per_second = ?, rate_burst = ?,"
-                    + " max_in_flight = ?, retry_base_ms = ?, retry_cap_ms = ?, retry_max_attempts = ?,"
-                    + " updated_at = now() WHERE name = ?")) {
-                bindConfig(c, ps, endpoint);
-                ps.setString(16, endpoint.name());
+            try (PreparedStatement ps = c.prepareStatement(UPDATE)) {
+                bindConfig(c, ps, endpoint, 0);
+                ps.setString(CONFIG.size() + 1, endpoint.name());
                 if (ps.executeUpdate() == 0) {
                     throw new UnknownEndpointException(endpoint.name());
                 }
@@ -131,9 +179,56 @@ public final class EndpointRegistry {
         return updated;
     }
 
-    /** Registers the endpoint, or updates it when it exists (for configuration applied at startup). */
+    /**
+     * Registers the endpoint, or updates its configuration when it exists (keeping its state and
+     * health): the call for configuration applied at start-up. One atomic upsert, so instances
+     * starting together never fail: when several put different definitions of one endpoint at once
+     * (a rolling deploy changing its URL), each writes its whole definition in turn and the last one
+     * wins. A change of an existing endpoint is logged with the names of what changed (never the
+     * values: URLs and headers may carry credentials). Idempotent: putting the stored definition
+     * again writes nothing.
+     *
+     * @throws dev.postbox.http.ForbiddenDestinationException when the URL is refused by the SSRF
+     *     guard (the message names the URL and the fix)
+     */
     public Endpoint put(Endpoint endpoint) {
-        return get(endpoint.name()).isPresent() ? update(endpoint) : register(endpoint);
+        Objects.requireNonNull(endpoint, "endpoint may not be null");
+        guard.validateUrl(endpoint.url());
+        String name = endpoint.name();
+        record Put(Endpoint stored, @Nullable Boolean inserted, List<String> changed) {}
+        Put put = tx(c -> {
+            Boolean inserted = null;
+            List<String> changed = List.of();
+            try (PreparedStatement ps = c.prepareStatement(UPSERT)) {
+                ps.setString(1, name);
+                ps.setString(2, name);
+                bindConfig(c, ps, endpoint, 2);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        inserted = rs.getBoolean(1);
+                        boolean unseen = rs.getBoolean(2);
+                        changed = unseen ? List.of() : List.copyOf(new LinkedHashSet<>(strings(rs.getArray(3))));
+                    }
+                }
+            }
+            syncBucket(c, endpoint);
+            return new Put(load(c, name).orElseThrow(), inserted, changed);
+        });
+        cache.remove(name);
+        if (put.inserted() == null) {
+            log.debug("Webhook endpoint '{}' is already stored as given", name);
+        } else if (put.inserted()) {
+            log.info("Registered webhook endpoint {}", put.stored());
+        } else {
+            log.info(
+                    "Webhook endpoint '{}' reconfigured ({}): put overwrites the stored configuration, so when"
+                            + " instances start with different definitions the last one to start wins",
+                    name,
+                    put.changed().isEmpty()
+                            ? "over a definition another instance had just stored"
+                            : "changed: " + String.join(", ", put.changed()));
+        }
+        return put.stored();
     }
 
     /** The endpoint as stored now. */
@@ -160,11 +255,14 @@ public final class EndpointRegistry {
     /** Deletes an endpoint (its waiting deliveries will fail permanently); false if unknown. */
     public boolean remove(String name) {
         boolean removed = tx(c -> {
-            RateLimitStore.delete(c, name);
+            // The endpoint row first, then its bucket: the order put takes its locks in.
+            boolean deleted;
             try (PreparedStatement ps = c.prepareStatement("DELETE FROM outbox_endpoint WHERE name = ?")) {
                 ps.setString(1, name);
-                return ps.executeUpdate() > 0;
+                deleted = ps.executeUpdate() > 0;
             }
+            RateLimitStore.delete(c, name);
+            return deleted;
         });
         cache.remove(name);
         return removed;
@@ -248,6 +346,21 @@ public final class EndpointRegistry {
         return new EnableResult(counts[0] == 1, counts[1], replayed);
     }
 
+    /**
+     * The adaptive rate factor of each rate-limited endpoint now, by name: 1.0 at the configured
+     * rate, lower while the endpoint recovers from 429 answers (see {@code docs/webhooks.md}). It is
+     * cluster-wide: read from the bucket every process leases from.
+     */
+    public Map<String, Double> rateFactors() {
+        try {
+            Map<String, Double> factors = new LinkedHashMap<>(rateLimits.factors());
+            factors.remove(RateLimitStore.GLOBAL);
+            return factors;
+        } catch (SQLException e) {
+            throw new IllegalStateException("Reading the webhook rate factors failed: " + e.getMessage(), e);
+        }
+    }
+
     /** Cached lookup for the delivery path (refreshed after the cache TTL, or at once after a local change). */
     Optional<Endpoint> cached(String name) {
         long now = System.nanoTime();
@@ -324,33 +437,38 @@ public final class EndpointRegistry {
         }
     }
 
-    private void bindConfig(Connection c, PreparedStatement ps, Endpoint e) throws SQLException {
-        ps.setString(1, e.name());
-        ps.setString(2, e.url());
+    /** Binds the {@link #CONFIG} columns to parameters {@code offset + 1} to {@code offset + CONFIG.size()}. */
+    private void bindConfig(Connection c, PreparedStatement ps, Endpoint e, int offset) throws SQLException {
+        int i = offset;
+        ps.setString(++i, e.url());
         ps.setArray(
-                3,
+                ++i,
                 c.createArrayOf(
                         "text",
                         e.secrets().stream().map(WebhookSecret::serialized).toArray()));
-        ps.setString(4, codec.toJson(new LinkedHashMap<>(e.headers())));
-        ps.setString(5, e.description().orElse(null));
-        ps.setArray(6, c.createArrayOf("text", e.eventTypes().toArray()));
+        ps.setString(++i, codec.toJson(new LinkedHashMap<>(e.headers())));
+        ps.setString(++i, e.description().orElse(null));
+        ps.setArray(
+                ++i, c.createArrayOf("text", e.eventTypes().stream().sorted().toArray()));
         EndpointTimeouts t = e.timeouts().orElse(null);
-        setInt(ps, 7, t == null ? null : (int) t.connectTimeout().toMillis());
-        setInt(ps, 8, t == null ? null : (int) t.readTimeout().toMillis());
-        setInt(ps, 9, t == null ? null : (int) t.callTimeout().toMillis());
+        setInt(ps, ++i, t == null ? null : (int) t.connectTimeout().toMillis());
+        setInt(ps, ++i, t == null ? null : (int) t.readTimeout().toMillis());
+        setInt(ps, ++i, t == null ? null : (int) t.callTimeout().toMillis());
         if (e.ratePerSecond().isPresent()) {
-            ps.setDouble(10, e.ratePerSecond().get());
-            ps.setInt(11, e.burst());
+            ps.setDouble(++i, e.ratePerSecond().get());
+            ps.setInt(++i, e.burst());
         } else {
-            ps.setNull(10, Types.DOUBLE);
-            ps.setNull(11, Types.INTEGER);
+            ps.setNull(++i, Types.DOUBLE);
+            ps.setNull(++i, Types.INTEGER);
         }
-        setInt(ps, 12, e.maxInFlight().orElse(null));
+        setInt(ps, ++i, e.maxInFlight().orElse(null));
         RetryPolicy p = e.retryPolicy().orElse(null);
-        setLong(ps, 13, p == null ? null : p.base().toMillis());
-        setLong(ps, 14, p == null ? null : p.cap().toMillis());
-        setInt(ps, 15, p == null ? null : p.maxAttempts());
+        setLong(ps, ++i, p == null ? null : p.base().toMillis());
+        setLong(ps, ++i, p == null ? null : p.cap().toMillis());
+        setInt(ps, ++i, p == null ? null : p.maxAttempts());
+        if (i != offset + CONFIG.size()) {
+            throw new IllegalStateException("bindConfig bound " + (i - offset) + " of " + CONFIG.size() + " columns");
+        }
     }
 
     private Optional<Endpoint> load(Connection c, String name) throws SQLException {

@@ -44,15 +44,32 @@ public final class HttpDeliveryModule implements AutoCloseable {
             .build();
 
     /**
+     * Default of {@link Builder#maxPermitWait}: zero, a delivery without a rate-limit permit never
+     * holds its worker thread; it is snoozed at once.
+     */
+    public static final Duration DEFAULT_MAX_PERMIT_WAIT = Duration.ZERO;
+
+    /** Default of {@link Builder#minRateFactor}: 429s lower an endpoint to 10% of its rate at most. */
+    public static final double DEFAULT_MIN_RATE_FACTOR = 0.1;
+
+    /**
+     * Default of {@link Builder#rateRecovery}: after a 429 cut, the rate climbs back by the whole
+     * configured rate per second (by 10% of it every 100 ms without another cut).
+     */
+    public static final Duration DEFAULT_RATE_RECOVERY = Duration.ofSeconds(1);
+
+    /**
      * Tunables of the module.
      *
      * @param queue queue of delivery and fan-out jobs
      * @param maxPayloadBytes largest payload JSON accepted by send/publish
-     * @param maxPermitWait how long a delivery waits in-process for a permit before it is snoozed
+     * @param maxPermitWait how long a delivery may hold its worker thread waiting for a permit before
+     *     it is snoozed
      * @param parkDelay how long a delivery of a disabled endpoint is snoozed before it looks again
      * @param leaseChunk most permits leased from the database at once
      * @param permitTtl leased permits unused after this are dropped
-     * @param adaptiveWindow how long a 429 lowers the endpoint's rate
+     * @param rateRecovery how long an endpoint's adaptive factor takes to climb back by 1 (the whole
+     *     configured rate) after a 429 cut
      * @param minRateFactor lowest fraction of the configured rate that 429s can lower it to
      * @param globalRate cluster-wide permits per second over all endpoints, or null for none
      * @param globalBurst capacity of the global bucket
@@ -66,7 +83,7 @@ public final class HttpDeliveryModule implements AutoCloseable {
             Duration parkDelay,
             int leaseChunk,
             Duration permitTtl,
-            Duration adaptiveWindow,
+            Duration rateRecovery,
             double minRateFactor,
             @Nullable Double globalRate,
             int globalBurst,
@@ -90,7 +107,7 @@ public final class HttpDeliveryModule implements AutoCloseable {
                 b.parkDelay,
                 b.leaseChunk,
                 b.permitTtl,
-                b.adaptiveWindow,
+                b.rateRecovery,
                 b.minRateFactor,
                 b.globalRate,
                 b.globalBurst,
@@ -100,11 +117,18 @@ public final class HttpDeliveryModule implements AutoCloseable {
         this.delivery = b.delivery != null ? b.delivery : HttpDelivery.builder().build();
         this.retryPolicy = b.retryPolicy;
         Supplier<Postbox> postbox = b.postbox;
+        RateLimitStore rateLimits = new RateLimitStore(b.dataSource, b.minRateFactor, 1e9 / b.rateRecovery.toNanos());
         this.registry = new EndpointRegistry(
-                b.dataSource, delivery.guard(), b.codec, () -> postbox.get().admin(), b.listener, b.endpointCacheTtl);
-        RateLimitStore rateLimits = new RateLimitStore(b.dataSource);
+                b.dataSource,
+                delivery.guard(),
+                b.codec,
+                () -> postbox.get().admin(),
+                b.listener,
+                rateLimits,
+                b.endpointCacheTtl);
         this.webhooks = new Webhooks(() -> postbox.get().outbox(), registry, delivery.guard(), b.codec, settings);
-        this.deliveryHandler = new WebhookDeliveryHandler(registry, delivery, rateLimits, b.listener, settings);
+        this.deliveryHandler = new WebhookDeliveryHandler(
+                registry, delivery, rateLimits, new DeliveryLine(b.dataSource, b.queue), b.listener, settings);
         this.fanOutHandler =
                 new FanOutHandler(b.dataSource, () -> postbox.get().outbox(), registry, b.listener, settings);
     }
@@ -178,12 +202,12 @@ public final class HttpDeliveryModule implements AutoCloseable {
         private RetryPolicy retryPolicy = DEFAULT_RETRY_POLICY;
         private String queue = JobRequest.DEFAULT_QUEUE;
         private int maxPayloadBytes = 256 * 1024;
-        private Duration maxPermitWait = Duration.ofSeconds(2);
+        private Duration maxPermitWait = DEFAULT_MAX_PERMIT_WAIT;
         private Duration parkDelay = Duration.ofMinutes(10);
         private int leaseChunk = 5;
         private Duration permitTtl = Duration.ofSeconds(1);
-        private Duration adaptiveWindow = Duration.ofSeconds(60);
-        private double minRateFactor = 0.1;
+        private Duration rateRecovery = DEFAULT_RATE_RECOVERY;
+        private double minRateFactor = DEFAULT_MIN_RATE_FACTOR;
         private @Nullable Double globalRate;
         private int globalBurst = 1;
         private int fanOutBatchSize = 500;
@@ -232,7 +256,12 @@ public final class HttpDeliveryModule implements AutoCloseable {
             return this;
         }
 
-        /** How long a delivery waits in-process for a permit before being snoozed. Default 2 s. */
+        /**
+         * How long a delivery may hold its worker thread waiting for a rate-limit permit before it is
+         * snoozed (put back without spending an attempt, to come back when a permit is likely).
+         * Default 0: it never waits, so a rate-limited endpoint never slows down other jobs of its
+         * queue. A wait only makes sense on a queue that holds nothing but deliveries.
+         */
         public Builder maxPermitWait(Duration maxPermitWait) {
             this.maxPermitWait = notNegative(maxPermitWait, "maxPermitWait");
             return this;
@@ -256,13 +285,24 @@ public final class HttpDeliveryModule implements AutoCloseable {
             return this;
         }
 
-        /** How long a 429 lowers an endpoint's rate. Default 60 s. */
-        public Builder adaptiveWindow(Duration adaptiveWindow) {
-            this.adaptiveWindow = notNegative(adaptiveWindow, "adaptiveWindow");
+        /**
+         * How fast an endpoint's rate recovers after a 429 cut it: the adaptive factor climbs back
+         * linearly, by 1 (the whole configured rate) per {@code rateRecovery}, until the next cut or
+         * the full rate. Default 1 s: from the 10% floor to the full rate in 0.9 s without a 429.
+         */
+        public Builder rateRecovery(Duration rateRecovery) {
+            Objects.requireNonNull(rateRecovery, "rateRecovery may not be null");
+            if (rateRecovery.isNegative() || rateRecovery.isZero()) {
+                throw new IllegalArgumentException("rateRecovery must be positive, got " + rateRecovery);
+            }
+            this.rateRecovery = rateRecovery;
             return this;
         }
 
-        /** Lowest fraction of the configured rate that 429s can lower an endpoint to; (0, 1]. Default 0.1. */
+        /**
+         * Lowest fraction of the configured rate that 429s can lower an endpoint to; (0, 1]. Default
+         * 0.1. A 429 that finds the endpoint at this floor also pauses it for its Retry-After.
+         */
         public Builder minRateFactor(double minRateFactor) {
             if (!(minRateFactor > 0 && minRateFactor <= 1)) {
                 throw new IllegalArgumentException("minRateFactor must be in (0, 1], got " + minRateFactor);

@@ -1,8 +1,5 @@
 package dev.postbox.http.webhook;
 
-import dev.postbox.http.internal.NegativeControls;
-import io.github.resilience4j.ratelimiter.RateLimiter;
-import io.github.resilience4j.ratelimiter.RateLimiterConfig;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
@@ -11,16 +8,36 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One process's view of one cluster-wide bucket. Threads that need a permit wait here; one of them
- * at a time leases permits from the database, asking for no more than there are waiting threads (at
+ * One process's view of one cluster-wide bucket. Threads that need a permit come here; one of them
+ * at a time leases permits from the database, asking for no more than there are threads here (at
  * most {@code chunk}), so leased permits are used at once instead of being hoarded (which would let
- * a process spend them later in a burst). Permits not used within {@code ttl} are dropped. Before a
- * thread joins the pool, a resilience4j {@link RateLimiter} at the bucket's effective rate paces
- * this process's demand: one process alone never asks faster than the endpoint's rate, and a
- * permit, once granted by the database, is never delayed locally (a delay between grant and send
- * would shift sends out of the window the bucket accounted them in).
+ * a process spend them later in a burst). Permits not used within {@code ttl} are dropped. A thread
+ * that arrives while a lease is in flight waits for it (a database round trip, which may bring its
+ * permit); it never waits for the bucket to refill longer than the caller allows.
+ *
+ * <p>A delivery that gets no permit is told how long to snooze, so that the waiting deliveries
+ * come back spread out at the endpoint's configured rate instead of all at once: each one takes the
+ * next slot of the bucket's line ({@link RateLimitStore#reserve}), {@code 1 / rate} after the
+ * previous one and not before the bucket holds a token again, with a random offset within its slot.
+ * The line is cluster-wide (its end is in the bucket row): every process hands out slots of the
+ * same line, so the woken deliveries of all processes together come back at the rate. This pool
+ * takes its slots in blocks of {@code chunk} (one statement per block) and drops a block whose
+ * slots have passed. The spacing uses the configured rate, not the rate lowered after 429s: when
+ * the rate recovers, the line already keeps up with it (while it is lowered, some woken deliveries
+ * find no permit and take a new slot at the end of the line, which drains at the lowered rate). The
+ * endpoint's deliveries that no worker has claimed yet join the same line in bulk ({@link
+ * #startLineUp}, {@link DeliveryLine}), at most once a second per process.
  */
 final class PermitPool {
+
+    /** Longest wait for a lease another thread has in flight (a database round trip normally). */
+    private static final long IN_FLIGHT_LEASE_WAIT_NANOS = Duration.ofSeconds(1).toNanos();
+
+    /** Shortest snooze: never put a delivery back as due at once. */
+    private static final long MIN_SNOOZE_NANOS = Duration.ofMillis(10).toNanos();
+
+    /** Least time between two bulk line-ups of this pool's endpoint (see {@link DeliveryLine}). */
+    private static final long LINE_UP_INTERVAL_NANOS = Duration.ofSeconds(1).toNanos();
 
     private final String key;
     private final RateLimitStore store;
@@ -34,39 +51,30 @@ final class PermitPool {
     private boolean leasing;
     private long nextLeaseAt = System.nanoTime();
     private int waiters;
-    private volatile double rate;
-    private volatile @Nullable RateLimiter smoother;
-    private volatile double smootherRate;
+    private long slotAt;
+    private long slotSpacing;
+    private int slotsLeft;
+    private boolean liningUp;
+    private long nextLineUpAt = System.nanoTime();
 
-    PermitPool(String key, double initialRate, RateLimitStore store, int chunk, Duration ttl) {
+    PermitPool(String key, RateLimitStore store, int chunk, Duration ttl) {
         this.key = key;
-        this.rate = initialRate;
         this.store = store;
         this.chunk = chunk;
         this.ttlNanos = ttl.toNanos();
     }
 
     /**
-     * Takes one permit, waiting up to {@code maxWait}: first a local pacing permission (this
-     * process never asks faster than the bucket's effective rate), then a permit leased from the
-     * database, used at once.
+     * Takes one permit, waiting for the bucket to refill up to {@code maxWait} (zero: not at all).
      *
-     * @return null when a permit was taken (or the bucket does not exist: no limit); otherwise the
-     *     estimated wait after which a permit is likely, to snooze for
+     * @return null when a permit was taken (or the bucket does not exist: no limit); otherwise how
+     *     long to snooze the delivery
      */
     @Nullable
     Duration acquire(Duration maxWait) throws SQLException, InterruptedException {
-        long deadline = System.nanoTime() + maxWait.toNanos();
-        RateLimiter smooth = smoother;
-        if (smooth == null || Math.abs(smootherRate - rate) > rate * 0.01) {
-            smooth = newSmoother(rate);
-        }
-        if (!smooth.acquirePermission()) {
-            return estimate(System.nanoTime());
-        }
-        if (NegativeControls.RATE_LIMIT_PER_PROCESS) {
-            return null; // the negative control: this process's pacing alone, no cluster-wide bucket
-        }
+        long start = System.nanoTime();
+        long deadline = start + maxWait.toNanos();
+        long leaseDeadline = start + Math.max(maxWait.toNanos(), IN_FLIGHT_LEASE_WAIT_NANOS);
         lock.lockInterruptibly();
         waiters++;
         try {
@@ -77,7 +85,14 @@ final class PermitPool {
                     return null;
                 }
                 permits = 0;
-                if (!leasing && now - nextLeaseAt >= 0) {
+                if (leasing) {
+                    if (now - leaseDeadline >= 0) {
+                        return snooze(now);
+                    }
+                    changed.awaitNanos(leaseDeadline - now);
+                    continue;
+                }
+                if (now - nextLeaseAt >= 0) {
                     leasing = true;
                     int want = Math.min(chunk, Math.max(1, waiters));
                     RateLimitStore.Lease lease;
@@ -93,7 +108,6 @@ final class PermitPool {
                         return null;
                     }
                     now = System.nanoTime();
-                    rate = lease.rate();
                     permits += lease.granted();
                     permitsExpireAt = now + ttlNanos;
                     nextLeaseAt = lease.granted() < want
@@ -102,10 +116,9 @@ final class PermitPool {
                     continue;
                 }
                 if (now - deadline >= 0) {
-                    return estimate(now);
+                    return snooze(now);
                 }
-                long wakeAt = leasing ? deadline : (deadline - nextLeaseAt < 0 ? deadline : nextLeaseAt);
-                changed.awaitNanos(Math.max(100_000L, wakeAt - now));
+                changed.awaitNanos(Math.max(100_000L, Math.min(deadline, nextLeaseAt) - now));
             }
         } finally {
             waiters--;
@@ -113,34 +126,56 @@ final class PermitPool {
         }
     }
 
-    private synchronized RateLimiter newSmoother(double permitsPerSecond) {
-        if (smoother != null && Math.abs(smootherRate - permitsPerSecond) <= permitsPerSecond * 0.01) {
-            return smoother;
+    /**
+     * Whether a bulk line-up of the endpoint's other waiting deliveries is due: not when one ran less
+     * than a second ago or is running. Returns how long from now the bucket holds a token again (the
+     * line-up's slots start no earlier), or null; the caller ends it with {@link #linedUp}.
+     */
+    @Nullable
+    Duration startLineUp() {
+        lock.lock();
+        try {
+            long now = System.nanoTime();
+            if (liningUp || now - nextLineUpAt < 0) {
+                return null;
+            }
+            liningUp = true;
+            return Duration.ofNanos(Math.max(0, nextLeaseAt - now));
+        } finally {
+            lock.unlock();
         }
-        long periodNanos = (long) (1e9 / permitsPerSecond);
-        int perPeriod = 1;
-        if (periodNanos < 1_000_000L) {
-            perPeriod = (int) Math.ceil(permitsPerSecond / 1000.0);
-            periodNanos = 1_000_000L;
-        }
-        RateLimiter limiter = RateLimiter.of(
-                "postbox-" + key,
-                RateLimiterConfig.custom()
-                        .limitForPeriod(perPeriod)
-                        .limitRefreshPeriod(Duration.ofNanos(periodNanos))
-                        .timeoutDuration(Duration.ofSeconds(1))
-                        .build());
-        smoother = limiter;
-        smootherRate = permitsPerSecond;
-        return limiter;
     }
 
-    /** Wait before this process's waiters, plus ours, can expect a permit; jittered by up to 20%. */
-    private Duration estimate(long now) {
-        double queued = waiters / Math.max(rate, 1e-9);
-        long untilLease = Math.max(0, nextLeaseAt - now);
-        long nanos = untilLease + (long) (queued * 1e9);
-        nanos += (long) (nanos * 0.2 * ThreadLocalRandom.current().nextDouble());
-        return Duration.ofNanos(Math.max(nanos, 10_000_000L));
+    /** Ends a line-up. */
+    void linedUp() {
+        lock.lock();
+        try {
+            liningUp = false;
+            nextLineUpAt = System.nanoTime() + LINE_UP_INTERVAL_NANOS;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The snooze of a delivery without a permit: the next slot of the bucket's line (see the class
+     * comment), plus a random offset within the slot. Called under the lock; takes a new block of
+     * slots when this pool's is used up or past.
+     */
+    private Duration snooze(long now) throws SQLException {
+        if (slotsLeft == 0 || slotAt - now < 0) {
+            RateLimitStore.Slots slots = store.reserve(key, chunk, Duration.ofNanos(Math.max(0, nextLeaseAt - now)));
+            if (slots == null) {
+                return Duration.ofNanos(MIN_SNOOZE_NANOS); // the bucket was just removed: no limit any more
+            }
+            slotAt = now + slots.first().toNanos();
+            slotSpacing = slots.spacing().toNanos();
+            slotsLeft = slots.count();
+        }
+        long slot = slotAt;
+        slotAt += slotSpacing;
+        slotsLeft--;
+        long offset = (long) (slotSpacing * ThreadLocalRandom.current().nextDouble());
+        return Duration.ofNanos(Math.max(MIN_SNOOZE_NANOS, slot - now + offset));
     }
 }

@@ -6,6 +6,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
@@ -13,52 +15,111 @@ import org.jspecify.annotations.Nullable;
  * The cluster-wide token buckets in {@code outbox_rate_bucket}. A lease is one {@code UPDATE ...
  * RETURNING} statement that refills the bucket from the database clock, takes up to the requested
  * permits and reports what is left, so every process on every host draws from the same bucket and
- * no host clock matters.
+ * no host clock matters. Each bucket also keeps the end of its line ({@code line_until}): the slots
+ * that deliveries without a permit are snoozed to, given out by every process from the same row.
+ *
+ * <p>The adaptive rate after 429 answers (AIMD) lives in the same row, so it is cluster-wide too:
+ * {@code rate_factor} is the factor set by the last cut at {@code throttled_at}; from there it climbs
+ * back linearly by {@code recoveryPerSecond} until it reaches 1 at {@code throttled_until}. A 429 to a
+ * request sent after the last cut halves the factor as it is at that moment (not below the floor);
+ * 429s to requests sent before it answer the window the cut already reacted to and change nothing,
+ * so a burst of 429s counts once. A cut that leaves the factor at its floor (the endpoint keeps
+ * refusing at the lowest rate) also honours the 429's {@code Retry-After} for every process: the
+ * bucket pauses that long, and the recovery starts after the pause.
  */
 final class RateLimitStore {
 
     /** The bucket key of the global limit shared by all endpoints (never a valid endpoint name). */
     static final String GLOBAL = "*";
 
-    /** Effective rate: the configured rate, times the adaptive factor while throttled. */
-    private static final String RATE =
-            "rate_per_second * CASE WHEN throttled_until > clock_timestamp() THEN rate_factor ELSE 1 END";
+    /** What a 429 multiplies the factor by. */
+    static final double DECREASE = 0.7;
+
+    /**
+     * The factor now: 1 outside a recovery, else the factor of the last cut plus what it has
+     * recovered since ({@code p.recovery} per second). Reads the row as locked by the statement.
+     */
+    private static final String FACTOR = "CASE WHEN throttled_until > clock_timestamp() THEN least(1.0,"
+            + " rate_factor + p.recovery * greatest(0, extract(epoch FROM clock_timestamp() - throttled_at)::float8))"
+            + " ELSE 1.0 END";
+
+    /** Effective rate: the configured rate times the adaptive factor. */
+    private static final String RATE = "(rate_per_second * " + FACTOR + ")";
 
     /** Tokens now: refilled from the database clock since updated_at, capped at the burst. */
     private static final String AVAILABLE = "least(burst::float8, tokens"
             + " + greatest(0, extract(epoch FROM clock_timestamp() - updated_at)::float8) * " + RATE + ")";
 
-    private static final String GRANT = "least(?::int, greatest(0, floor(" + AVAILABLE + ")))::int";
+    private static final String GRANT = "least(p.requested, greatest(0, floor(" + AVAILABLE + ")))::int";
 
     /**
      * One statement: every expression reads the row as locked by this UPDATE (the latest version,
-     * after any concurrent lease committed), and the clock is read after the lock is taken.
+     * after any concurrent lease committed), and the clock is read after the lock is taken. The
+     * parameters come in through a one-row VALUES list, which reads no table.
      */
     private static final String LEASE = "UPDATE outbox_rate_bucket SET last_granted = " + GRANT + ","
             + " tokens = " + AVAILABLE + " - " + GRANT + ", updated_at = clock_timestamp()"
+            + " FROM (VALUES (?::int, ?::float8)) AS p(requested, recovery)"
             + " WHERE endpoint = ? RETURNING last_granted, tokens, " + RATE;
 
+    /** The factor after a cut: half the factor now, not below the floor. */
+    private static final String CUT = "greatest(p.floor, " + FACTOR + " * " + DECREASE + ")";
+
+    /** Whether a cut pauses the bucket: it leaves the factor at its floor and the 429 gave a Retry-After. */
+    private static final String PAUSE = "(" + CUT + " <= p.floor + 1e-9 AND p.retry_after > 0)";
+
+    /** When the recovery of a cut starts: now, or at the end of its pause. */
+    private static final String RECOVERY_START =
+            "clock_timestamp() + CASE WHEN " + PAUSE + " THEN p.retry_after ELSE 0 END * interval '1 second'";
+
+    /**
+     * A cut, when the 429's request was sent after the last one ({@code p.sent_ms_ago} before now).
+     * The bucket is emptied (the burst stops). A cut that leaves the factor at its floor pauses the
+     * bucket for the Retry-After, for every process: the next token is that far away, and the
+     * recovery starts after the pause. {@code throttled_until} is when the factor is back at 1 if no
+     * other 429 comes. The WHERE clause makes a 429 that starts no new cut change nothing (and
+     * return no row).
+     */
     private static final String THROTTLE = "UPDATE outbox_rate_bucket SET"
-            + " rate_factor = CASE WHEN throttled_until > clock_timestamp()"
-            + "     AND throttled_at > clock_timestamp() - interval '1 second' THEN rate_factor"
-            + "   WHEN throttled_until > clock_timestamp() THEN greatest(?, rate_factor * 0.5)"
-            + "   ELSE greatest(?, 0.5) END,"
-            + " throttled_at = CASE WHEN throttled_until > clock_timestamp()"
-            + "     AND throttled_at > clock_timestamp() - interval '1 second' THEN throttled_at"
-            + "   ELSE clock_timestamp() END,"
-            + " throttled_until = clock_timestamp() + ?::bigint * interval '1 millisecond',"
-            + " tokens = least(" + AVAILABLE + ", 0, 1 - ?::float8 * rate_per_second * CASE"
-            + "   WHEN throttled_until > clock_timestamp() AND throttled_at > clock_timestamp() - interval '1 second'"
-            + "     THEN rate_factor WHEN throttled_until > clock_timestamp() THEN greatest(?, rate_factor * 0.5)"
-            + "   ELSE greatest(?, 0.5) END),"
+            + " tokens = CASE WHEN " + PAUSE + " THEN least(" + AVAILABLE + ", 0,"
+            + "   1 - p.retry_after * rate_per_second * " + CUT + ") ELSE least(" + AVAILABLE + ", 0) END,"
+            + " rate_factor = " + CUT + ","
+            + " throttled_at = " + RECOVERY_START + ","
+            + " throttled_until = " + RECOVERY_START + " + (1 - " + CUT + ") / p.recovery * interval '1 second',"
             + " updated_at = clock_timestamp()"
-            + " WHERE endpoint = ? RETURNING rate_factor, throttled_until,"
-            + " updated_at - throttled_at < interval '1 millisecond'";
+            + " FROM (VALUES (?::float8, ?::float8, ?::float8, ?::bigint)) AS p(floor, recovery, retry_after,"
+            + "   sent_ms_ago)"
+            + " WHERE endpoint = ? AND (throttled_until IS NULL OR throttled_until <= clock_timestamp()"
+            + "   OR throttled_at < clock_timestamp() - p.sent_ms_ago * interval '1 millisecond')"
+            + " RETURNING rate_factor, throttled_until, rate_factor <= p.floor + 1e-9 AND p.retry_after > 0";
+
+    /**
+     * Takes the next {@code count} slots of the bucket's line: from its end, or from {@code
+     * p.not_before} after now if that is later, one per {@code 1 / rate_per_second} (the configured
+     * rate, so the line keeps up as soon as a lowered rate recovers).
+     */
+    private static final String RESERVE = "UPDATE outbox_rate_bucket SET line_until = greatest(coalesce(line_until,"
+            + " clock_timestamp()), clock_timestamp() + p.not_before * interval '1 microsecond')"
+            + " + p.count / rate_per_second * interval '1 second'"
+            + " FROM (VALUES (?::int, ?::bigint)) AS p(count, not_before) WHERE endpoint = ?"
+            + " RETURNING (extract(epoch FROM line_until - clock_timestamp()) - p.count / rate_per_second) * 1e9,"
+            + " 1e9 / rate_per_second";
+
+    private static final String FACTORS = "SELECT endpoint, " + FACTOR + " FROM outbox_rate_bucket,"
+            + " (VALUES (?::float8)) AS p(recovery) ORDER BY endpoint";
 
     private final DataSource dataSource;
+    private final double minFactor;
+    private final double recoveryPerSecond;
 
-    RateLimitStore(DataSource dataSource) {
+    /**
+     * @param minFactor the floor of the adaptive factor, in (0, 1]
+     * @param recoveryPerSecond how much of the configured rate comes back per second after a cut
+     */
+    RateLimitStore(DataSource dataSource, double minFactor, double recoveryPerSecond) {
         this.dataSource = dataSource;
+        this.minFactor = minFactor;
+        this.recoveryPerSecond = recoveryPerSecond;
     }
 
     /**
@@ -87,7 +148,7 @@ final class RateLimitStore {
             c.setAutoCommit(true);
             try (PreparedStatement ps = c.prepareStatement(LEASE)) {
                 ps.setInt(1, requested);
-                ps.setInt(2, requested);
+                ps.setDouble(2, recoveryPerSecond);
                 ps.setString(3, key);
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) {
@@ -152,34 +213,84 @@ final class RateLimitStore {
         }
     }
 
-    /** The outcome of a 429: the new factor and until when it applies; {@code changed} is false within a second of the last cut. */
-    record Throttle(double factor, Instant until, boolean changed) {}
+    /**
+     * A cut after a 429: the new factor, when the full rate is back if no other 429 comes, and
+     * whether the bucket was paused for the Retry-After (the cut left the factor at its floor).
+     */
+    record Throttle(double factor, Instant fullRateAt, boolean paused) {}
 
     /**
-     * Lowers the bucket's effective rate after a 429: halves the factor (not below {@code minFactor}),
-     * at most once a second, for {@code lowerFor}; empties the bucket and, with a Retry-After, pushes
-     * the next token that far into the future for every process.
+     * Lowers the bucket's effective rate after a 429 (see the class comment).
+     *
+     * @param sentAgo how long ago the request that got the 429 was sent (its attempt's duration)
+     * @param retryAfter the 429's Retry-After, or null
+     * @return the cut, or null when there was none (a 429 of a window already cut for, or no bucket)
      */
     @Nullable
-    Throttle throttle(String key, @Nullable Duration retryAfter, Duration lowerFor, double minFactor)
-            throws SQLException {
+    Throttle throttle(String key, Duration sentAgo, @Nullable Duration retryAfter) throws SQLException {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
             try (PreparedStatement ps = c.prepareStatement(THROTTLE)) {
                 ps.setDouble(1, minFactor);
-                ps.setDouble(2, minFactor);
-                ps.setLong(3, lowerFor.toMillis());
-                ps.setDouble(4, retryAfter == null ? 0 : retryAfter.toMillis() / 1000.0);
-                ps.setDouble(5, minFactor);
-                ps.setDouble(6, minFactor);
-                ps.setString(7, key);
+                ps.setDouble(2, recoveryPerSecond);
+                ps.setDouble(3, retryAfter == null ? 0 : retryAfter.toMillis() / 1000.0);
+                ps.setLong(4, sentAgo.toMillis());
+                ps.setString(5, key);
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) {
                         return null;
                     }
-                    return new Throttle(rs.getDouble(1), rs.getTimestamp(2).toInstant(), !rs.getBoolean(3));
+                    return new Throttle(rs.getDouble(1), rs.getTimestamp(2).toInstant(), rs.getBoolean(3));
                 }
             }
         }
+    }
+
+    /**
+     * Slots of a bucket's line: the first one {@code first} from now, then one every {@code
+     * spacing}, {@code count} in all.
+     */
+    record Slots(Duration first, Duration spacing, int count) {}
+
+    /**
+     * Takes the next {@code count} slots of the bucket's line, not earlier than {@code notBefore}
+     * from now; null when the bucket does not exist.
+     */
+    @Nullable
+    Slots reserve(String key, int count, Duration notBefore) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(RESERVE)) {
+                ps.setInt(1, count);
+                ps.setLong(2, notBefore.toNanos() / 1000);
+                ps.setString(3, key);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        return null;
+                    }
+                    return new Slots(
+                            Duration.ofNanos(Math.max(0, (long) rs.getDouble(1))),
+                            Duration.ofNanos(Math.max(1, (long) rs.getDouble(2))),
+                            count);
+                }
+            }
+        }
+    }
+
+    /** The adaptive factor of every bucket now (1.0 = the configured rate), by bucket key. */
+    Map<String, Double> factors() throws SQLException {
+        Map<String, Double> factors = new LinkedHashMap<>();
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(FACTORS)) {
+                ps.setDouble(1, recoveryPerSecond);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        factors.put(rs.getString(1), rs.getDouble(2));
+                    }
+                }
+            }
+        }
+        return factors;
     }
 }

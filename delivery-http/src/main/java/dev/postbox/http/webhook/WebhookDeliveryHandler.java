@@ -24,9 +24,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Delivers one webhook job ({@value #KIND}) to its endpoint: looks the endpoint up, waits for
- * cluster-wide rate-limit permits (snoozing the job, without spending an attempt, when the wait is
- * long), makes one signed attempt with {@link HttpDelivery} and maps the outcome:
+ * Delivers one webhook job ({@value #KIND}) to its endpoint: looks the endpoint up, takes a
+ * cluster-wide rate-limit permit (without one the job is snoozed at once, without spending an
+ * attempt and without holding the worker thread, to come back when a permit is likely; see {@link
+ * PermitPool}), makes one signed attempt with {@link HttpDelivery} and maps the outcome:
  *
  * <ul>
  *   <li>2xx: done;
@@ -57,6 +58,7 @@ public final class WebhookDeliveryHandler implements JobHandler {
     private final EndpointRegistry registry;
     private final HttpDelivery delivery;
     private final RateLimitStore rateLimits;
+    private final DeliveryLine line;
     private final WebhookListener listener;
     private final HttpDeliveryModule.Settings settings;
     private final Map<String, PermitPool> pools = new ConcurrentHashMap<>();
@@ -68,11 +70,13 @@ public final class WebhookDeliveryHandler implements JobHandler {
             EndpointRegistry registry,
             HttpDelivery delivery,
             RateLimitStore rateLimits,
+            DeliveryLine line,
             WebhookListener listener,
             HttpDeliveryModule.Settings settings) {
         this.registry = registry;
         this.delivery = delivery;
         this.rateLimits = rateLimits;
+        this.line = line;
         this.listener = listener;
         this.settings = settings;
         NegativeControls.warnIfEnabled(log);
@@ -120,6 +124,7 @@ public final class WebhookDeliveryHandler implements JobHandler {
                 PermitPool pool = pools.computeIfAbsent(name, k -> newPool(endpoint));
                 Duration wait = pool.acquire(settings.maxPermitWait());
                 if (wait != null) {
+                    lineUpOthers(name, pool);
                     snooze(name, wait, "rate limit of endpoint '" + name + "'");
                 }
             }
@@ -130,8 +135,7 @@ public final class WebhookDeliveryHandler implements JobHandler {
                 }
                 PermitPool global = pools.computeIfAbsent(
                         RateLimitStore.GLOBAL,
-                        k -> new PermitPool(
-                                k, settings.globalRate(), rateLimits, settings.leaseChunk(), settings.permitTtl()));
+                        k -> new PermitPool(k, rateLimits, settings.leaseChunk(), settings.permitTtl()));
                 Duration wait = global.acquire(settings.maxPermitWait());
                 if (wait != null) {
                     snooze(name, wait, "global webhook rate limit");
@@ -146,18 +150,37 @@ public final class WebhookDeliveryHandler implements JobHandler {
         }
     }
 
-    private PermitPool newPool(Endpoint endpoint) {
+    /** Lines up the endpoint's other due deliveries behind this one (at most once a second). */
+    private void lineUpOthers(String name, PermitPool pool) {
+        Duration notBefore = pool.startLineUp();
+        if (notBefore == null) {
+            return;
+        }
+        int lined = 0;
         try {
-            rateLimits.configure(endpoint.name(), endpoint.ratePerSecond().orElseThrow(), endpoint.burst());
+            lined = line.lineUp(name, notBefore);
+        } catch (SQLException e) {
+            log.warn("Lining up the waiting deliveries of endpoint {} failed: {}", name, e.getMessage());
+        } finally {
+            pool.linedUp();
+        }
+        if (lined > 0) {
+            log.debug("Endpoint {}: {} waiting deliveries lined up for its permits", name, lined);
+            listener.linedUp(name, lined);
+        }
+    }
+
+    private PermitPool newPool(Endpoint endpoint) {
+        // The negative control: a bucket of this process's own, instead of the endpoint's cluster-wide one.
+        String bucket = NegativeControls.RATE_LIMIT_PER_PROCESS
+                ? endpoint.name() + "@" + ProcessHandle.current().pid()
+                : endpoint.name();
+        try {
+            rateLimits.configure(bucket, endpoint.ratePerSecond().orElseThrow(), endpoint.burst());
         } catch (SQLException e) {
             throw new IllegalStateException("creating the rate bucket of endpoint " + endpoint.name() + " failed", e);
         }
-        return new PermitPool(
-                endpoint.name(),
-                endpoint.ratePerSecond().orElseThrow(),
-                rateLimits,
-                settings.leaseChunk(),
-                settings.permitTtl());
+        return new PermitPool(bucket, rateLimits, settings.leaseChunk(), settings.permitTtl());
     }
 
     private void snooze(String endpoint, Duration wait, String what) {
@@ -236,17 +259,27 @@ public final class WebhookDeliveryHandler implements JobHandler {
             return;
         }
         try {
-            RateLimitStore.Throttle t = rateLimits.throttle(
-                    endpoint.name(), r.retryAfter(), settings.adaptiveWindow(), settings.minRateFactor());
-            if (t != null && t.changed()) {
+            RateLimitStore.Throttle t = rateLimits.throttle(endpoint.name(), r.duration(), r.retryAfter());
+            if (t == null) {
+                return;
+            }
+            if (t.paused()) {
                 log.info(
-                        "Endpoint {} answered 429: rate lowered to {}% of {}/s until {}",
+                        "Endpoint {} answered 429 at its lowest rate ({}% of {}/s): paused for its Retry-After of {}"
+                                + " ms, for every process",
                         endpoint.name(),
                         Math.round(t.factor() * 100),
                         endpoint.ratePerSecond().get(),
-                        t.until());
-                listener.rateLowered(endpoint.name(), t.factor(), t.until());
+                        r.retryAfter() == null ? 0 : r.retryAfter().toMillis());
+            } else {
+                log.debug(
+                        "Endpoint {} answered 429: rate cut to {}% of {}/s, full again at {} without another 429",
+                        endpoint.name(),
+                        Math.round(t.factor() * 100),
+                        endpoint.ratePerSecond().get(),
+                        t.fullRateAt());
             }
+            listener.rateLowered(endpoint.name(), t.factor(), t.fullRateAt());
         } catch (SQLException e) {
             log.warn("Lowering the rate of endpoint {} after a 429 failed: {}", endpoint.name(), e.getMessage());
         }

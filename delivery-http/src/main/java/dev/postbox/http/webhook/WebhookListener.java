@@ -33,11 +33,20 @@ public interface WebhookListener {
     /** The endpoint was enabled again; {@code resumed} parked jobs and {@code replayed} dead letters run again. */
     default void endpointEnabled(String endpoint, int resumed, int replayed) {}
 
-    /** A 429 lowered the endpoint's cluster-wide rate to {@code factor} of its configured rate until {@code until}. */
+    /**
+     * A 429 cut the endpoint's cluster-wide rate to {@code factor} of its configured rate; it climbs
+     * back from there and is whole again at {@code until} unless another 429 cuts it first.
+     */
     default void rateLowered(String endpoint, double factor, Instant until) {}
 
     /** A delivery waited for rate-limit or in-flight permits and was snoozed (no attempt spent). */
     default void throttled(String endpoint, Duration wait) {}
+
+    /**
+     * {@code count} deliveries of the endpoint that were due but not yet claimed were lined up for
+     * its permits in one statement (given later run times, no attempt spent).
+     */
+    default void linedUp(String endpoint, int count) {}
 
     /** A fan-out job expanded {@code created} delivery jobs for an event. */
     default void fannedOut(String eventType, long eventJobId, int created) {}

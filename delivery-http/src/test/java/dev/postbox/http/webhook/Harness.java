@@ -29,6 +29,14 @@ final class Harness implements AutoCloseable {
     }
 
     Node node(UnaryOperator<HttpDeliveryModule.Builder> module, UnaryOperator<PostboxConfig.Builder> config) {
+        return node(module, config, engine -> engine);
+    }
+
+    /** A node whose engine builder (handlers, listener) {@code engine} completes. */
+    Node node(
+            UnaryOperator<HttpDeliveryModule.Builder> module,
+            UnaryOperator<PostboxConfig.Builder> config,
+            UnaryOperator<Postbox.Builder> engine) {
         AtomicReference<Postbox> ref = new AtomicReference<>();
         HttpDelivery delivery =
                 HttpDelivery.builder().ssrfPolicy(loopbackAllowed()).build();
@@ -39,7 +47,8 @@ final class Harness implements AutoCloseable {
         PostboxConfig cfg = config.apply(
                         PostboxConfig.custom().workerId("node-" + nodes.size()).pollInterval(Duration.ofMillis(100)))
                 .build();
-        Postbox postbox = http.installInto(Postbox.builder(ds).config(cfg)).build();
+        Postbox postbox =
+                engine.apply(http.installInto(Postbox.builder(ds).config(cfg))).build();
         ref.set(postbox);
         Node node = new Node(postbox, http);
         nodes.add(node);

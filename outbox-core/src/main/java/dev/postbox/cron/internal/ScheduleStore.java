@@ -110,8 +110,18 @@ public final class ScheduleStore {
         }
     }
 
-    /** Inserts or updates a definition; returns true when it was inserted. */
-    public boolean upsert(Connection c, ScheduleDefinition d, @Nullable Instant nextFireAt) throws SQLException {
+    /** What {@link #upsert} did. */
+    public enum Upsert {
+        INSERTED,
+        UPDATED,
+        UNCHANGED
+    }
+
+    /**
+     * Inserts or updates a definition in one statement (safe when every node of a cluster calls it
+     * at once: racing callers serialise on the row, and each writes its whole definition in turn).
+     */
+    public Upsert upsert(Connection c, ScheduleDefinition d, @Nullable Instant nextFireAt) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(UPSERT)) {
             ps.setString(1, d.name());
             ps.setString(2, d.cronExpression());
@@ -125,7 +135,10 @@ public final class ScheduleStore {
             ps.setLong(10, d.misfireThreshold().toMillis());
             setInstant(ps, 11, nextFireAt);
             try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() && rs.getBoolean(1);
+                if (!rs.next()) {
+                    return Upsert.UNCHANGED;
+                }
+                return rs.getBoolean(1) ? Upsert.INSERTED : Upsert.UPDATED;
             }
         }
     }

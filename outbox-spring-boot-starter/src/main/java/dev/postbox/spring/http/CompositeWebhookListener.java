@@ -64,6 +64,11 @@ final class CompositeWebhookListener implements WebhookListener {
     }
 
     @Override
+    public void linedUp(String endpoint, int count) {
+        each(l -> l.linedUp(endpoint, count));
+    }
+
+    @Override
     public void fannedOut(String eventType, long eventJobId, int created) {
         each(l -> l.fannedOut(eventType, eventJobId, created));
     }

@@ -72,6 +72,8 @@ public final class PostboxHttpAutoConfiguration {
                 .queue(properties.getQueue())
                 .maxPayloadBytes(properties.getMaxPayloadBytes())
                 .maxPermitWait(properties.getMaxPermitWait())
+                .rateRecovery(properties.getRateRecovery())
+                .minRateFactor(properties.getMinRateFactor())
                 .parkDelay(properties.getParkDelay())
                 .fanOutBatchSize(properties.getFanOutBatchSize())
                 .sustainedFailure(

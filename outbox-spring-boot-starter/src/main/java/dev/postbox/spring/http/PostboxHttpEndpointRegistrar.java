@@ -21,6 +21,11 @@ import org.springframework.core.env.Environment;
  * Postbox worker (phase {@code DEFAULT_PHASE}) claims deliveries. An invalid endpoint (a URL the SSRF
  * guard refuses, a malformed secret) fails start-up with a message naming the property; secrets are
  * never part of it.
+ *
+ * <p>Each endpoint is written with {@link EndpointRegistry#put}, one atomic upsert: instances that
+ * start together all start. When they declare different definitions of one endpoint (a rolling
+ * deploy changing its URL), each start writes its own and the last instance to start wins; the
+ * registry logs what changed (field names, never values).
  */
 public class PostboxHttpEndpointRegistrar implements SmartLifecycle {
 

@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -27,8 +28,8 @@ import org.springframework.context.SmartLifecycle;
 
 /**
  * Webhook delivery metrics: a {@link WebhookListener} that records the module's events as Micrometer
- * meters, and a poller that keeps {@value #ENDPOINT_DISABLED} in step with the endpoint table (so
- * every instance reports endpoints disabled by another one). In Prometheus the dots become
+ * meters, and a poller that keeps {@value #ENDPOINT_DISABLED} and {@value #RATE_FACTOR} in step with
+ * the endpoint and bucket tables (so every instance reports what another one changed). In Prometheus the dots become
  * underscores, counters get {@code _total} and timers {@code _seconds_count|_sum|_max}.
  */
 public class PostboxHttpMetrics implements WebhookListener, SmartLifecycle {
@@ -48,8 +49,21 @@ public class PostboxHttpMetrics implements WebhookListener, SmartLifecycle {
      */
     public static final String RATE_LIMITED = "postbox.http.rate.limited";
 
-    /** Counter of 429 answers that lowered an endpoint's cluster-wide rate; tag {@code endpoint}. */
+    /** Counter of 429 answers that cut an endpoint's cluster-wide rate; tag {@code endpoint}. */
     public static final String RATE_LOWERED = "postbox.http.rate.lowered";
+
+    /**
+     * Gauge of an endpoint's adaptive rate factor: 1 at its configured rate, lower while it recovers
+     * from 429 cuts (at least {@code postbox.http.min-rate-factor}); tag {@code endpoint}
+     * (rate-limited endpoints only; cluster-wide, polled).
+     */
+    public static final String RATE_FACTOR = "postbox.http.rate.factor";
+
+    /**
+     * Counter of deliveries lined up for an endpoint's permits in bulk (given later run times
+     * before any worker claimed them, no attempt spent); tag {@code endpoint}.
+     */
+    public static final String RATE_LINED_UP = "postbox.http.rate.lined.up";
 
     /** Gauge, 1 while the endpoint is disabled, else 0; tag {@code endpoint} (cluster-wide, polled). */
     public static final String ENDPOINT_DISABLED = "postbox.http.endpoint.disabled";
@@ -67,18 +81,28 @@ public class PostboxHttpMetrics implements WebhookListener, SmartLifecycle {
 
     private final MeterRegistry registry;
     private final Supplier<List<Endpoint>> endpoints;
+    private final Supplier<Map<String, Double>> rateFactors;
     private final Map<String, AtomicInteger> disabled = new ConcurrentHashMap<>();
     private final Map<String, Gauge> gauges = new ConcurrentHashMap<>();
+    private final Map<String, AtomicReference<Double>> factors = new ConcurrentHashMap<>();
+    private final Map<String, Gauge> factorGauges = new ConcurrentHashMap<>();
     private final Poller poller;
     private volatile boolean failing;
 
     /**
      * @param endpoints the endpoint table (called on the poller thread only)
-     * @param interval how often the table is read for {@value #ENDPOINT_DISABLED}
+     * @param rateFactors the adaptive rate factor of each rate-limited endpoint (poller thread only)
+     * @param interval how often the tables are read for {@value #ENDPOINT_DISABLED} and {@value
+     *     #RATE_FACTOR}
      */
-    public PostboxHttpMetrics(MeterRegistry registry, Supplier<List<Endpoint>> endpoints, Duration interval) {
+    public PostboxHttpMetrics(
+            MeterRegistry registry,
+            Supplier<List<Endpoint>> endpoints,
+            Supplier<Map<String, Double>> rateFactors,
+            Duration interval) {
         this.registry = registry;
         this.endpoints = endpoints;
+        this.rateFactors = rateFactors;
         this.poller =
                 new Poller("postbox-http-metrics", interval, "postbox.metrics.queue-poll-interval", this::refresh);
     }
@@ -134,6 +158,15 @@ public class PostboxHttpMetrics implements WebhookListener, SmartLifecycle {
     }
 
     @Override
+    public void linedUp(String endpoint, int count) {
+        Counter.builder(RATE_LINED_UP)
+                .description("Deliveries lined up in bulk for an endpoint's rate-limit permits (no attempt spent)")
+                .tag("endpoint", endpoint)
+                .register(registry)
+                .increment(count);
+    }
+
+    @Override
     public void endpointDisabled(String endpoint, DisableCause cause, String reason) {
         Counter.builder(ENDPOINT_DISABLE_EVENTS)
                 .description("Webhook endpoints disabled by this instance")
@@ -171,13 +204,16 @@ public class PostboxHttpMetrics implements WebhookListener, SmartLifecycle {
     }
 
     /**
-     * Reads the endpoint table and updates {@value #ENDPOINT_DISABLED}; returns false when the read
-     * failed (the last values stay). Removed endpoints lose their gauge.
+     * Reads the endpoint and bucket tables and updates {@value #ENDPOINT_DISABLED} and {@value
+     * #RATE_FACTOR}; returns false when a read failed (the last values stay). Removed endpoints, and
+     * endpoints no longer rate-limited, lose their gauges.
      */
     public boolean refresh() {
         List<Endpoint> current;
+        Map<String, Double> currentFactors;
         try {
             current = endpoints.get();
+            currentFactors = rateFactors.get();
         } catch (RuntimeException e) {
             if (!failing) {
                 failing = true;
@@ -200,7 +236,31 @@ public class PostboxHttpMetrics implements WebhookListener, SmartLifecycle {
                 }
             }
         }
+        currentFactors.forEach((name, factor) -> factor(name).set(factor));
+        for (String name : Set.copyOf(factors.keySet())) {
+            if (!currentFactors.containsKey(name)) {
+                factors.remove(name);
+                Gauge gauge = factorGauges.remove(name);
+                if (gauge != null) {
+                    registry.remove(gauge);
+                }
+            }
+        }
         return true;
+    }
+
+    private AtomicReference<Double> factor(String endpoint) {
+        return factors.computeIfAbsent(endpoint, name -> {
+            AtomicReference<Double> value = new AtomicReference<>(1.0);
+            factorGauges.put(
+                    name,
+                    Gauge.builder(RATE_FACTOR, value, AtomicReference::get)
+                            .description("Adaptive rate factor of the endpoint: 1 at its configured rate, lower"
+                                    + " while it recovers from 429 answers")
+                            .tag("endpoint", name)
+                            .register(registry));
+            return value;
+        });
     }
 
     @Override

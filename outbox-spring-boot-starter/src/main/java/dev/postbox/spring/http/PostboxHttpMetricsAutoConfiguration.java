@@ -16,7 +16,7 @@ import org.springframework.context.annotation.Bean;
 /**
  * Micrometer metrics of webhook delivery ({@link PostboxHttpMetrics}) when the application has a
  * {@link MeterRegistry} and webhook delivery is configured. Off with {@code
- * postbox.metrics.enabled=false}; the endpoint table is polled every {@code
+ * postbox.metrics.enabled=false}; the endpoint and bucket tables are polled every {@code
  * postbox.metrics.queue-poll-interval}.
  */
 @AutoConfiguration(
@@ -36,6 +36,10 @@ public final class PostboxHttpMetricsAutoConfiguration {
     @ConditionalOnMissingBean
     PostboxHttpMetrics postboxHttpMetrics(
             MeterRegistry registry, ObjectProvider<EndpointRegistry> endpoints, PostboxMetricsProperties properties) {
-        return new PostboxHttpMetrics(registry, () -> endpoints.getObject().list(), properties.getQueuePollInterval());
+        return new PostboxHttpMetrics(
+                registry,
+                () -> endpoints.getObject().list(),
+                () -> endpoints.getObject().rateFactors(),
+                properties.getQueuePollInterval());
     }
 }

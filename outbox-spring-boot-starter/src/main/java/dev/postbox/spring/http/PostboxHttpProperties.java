@@ -1,5 +1,6 @@
 package dev.postbox.spring.http;
 
+import dev.postbox.http.webhook.HttpDeliveryModule;
 import dev.postbox.spring.RetryProperties;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -57,8 +58,25 @@ public class PostboxHttpProperties {
     /** Subscribers expanded into delivery jobs per fan-out transaction. */
     private int fanOutBatchSize = 500;
 
-    /** How long a delivery waits in-process for a rate-limit permit before it is snoozed (no attempt spent). */
-    private Duration maxPermitWait = Duration.ofSeconds(2);
+    /**
+     * How long a delivery may hold its worker thread waiting for a rate-limit permit before it is
+     * snoozed (put back without spending an attempt, to come back when a permit is likely). 0, the
+     * default: never wait, so that a rate-limited endpoint never slows down the other jobs of its
+     * queue.
+     */
+    private Duration maxPermitWait = HttpDeliveryModule.DEFAULT_MAX_PERMIT_WAIT;
+
+    /**
+     * How fast an endpoint's rate recovers after 429 answers cut it: its factor climbs back by the
+     * whole configured rate per this duration (linearly), until the next cut or the full rate.
+     */
+    private Duration rateRecovery = HttpDeliveryModule.DEFAULT_RATE_RECOVERY;
+
+    /**
+     * Lowest fraction of an endpoint's configured rate that 429 answers can cut it to, in (0, 1]; a
+     * 429 at this floor also pauses the endpoint for its Retry-After.
+     */
+    private double minRateFactor = HttpDeliveryModule.DEFAULT_MIN_RATE_FACTOR;
 
     /** How long a delivery of a disabled endpoint stays parked before it looks again. */
     private Duration parkDelay = Duration.ofMinutes(10);
@@ -148,6 +166,22 @@ public class PostboxHttpProperties {
 
     public void setMaxPermitWait(Duration maxPermitWait) {
         this.maxPermitWait = maxPermitWait;
+    }
+
+    public Duration getRateRecovery() {
+        return rateRecovery;
+    }
+
+    public void setRateRecovery(Duration rateRecovery) {
+        this.rateRecovery = rateRecovery;
+    }
+
+    public double getMinRateFactor() {
+        return minRateFactor;
+    }
+
+    public void setMinRateFactor(double minRateFactor) {
+        this.minRateFactor = minRateFactor;
     }
 
     public Duration getParkDelay() {

@@ -70,7 +70,8 @@ class ObservabilityDocsTest {
         Endpoint endpoint = Endpoint.builder("billing", "https://billing.example.com/hooks")
                 .secret(WebhookSecret.generate())
                 .build();
-        PostboxHttpMetrics http = new PostboxHttpMetrics(registry, () -> List.of(endpoint), Duration.ofSeconds(10));
+        PostboxHttpMetrics http = new PostboxHttpMetrics(
+                registry, () -> List.of(endpoint), () -> Map.of("billing", 0.5), Duration.ofSeconds(10));
         http.refresh();
         http.attempted(
                 PostboxMetricsListenerTest.job("default", "postbox.webhook", 1, 3),
@@ -89,6 +90,7 @@ class ObservabilityDocsTest {
                         1));
         http.throttled("billing", Duration.ofMillis(100));
         http.rateLowered("billing", 0.5, Instant.now());
+        http.linedUp("billing", 100);
         http.endpointDisabled("billing", WebhookListener.DisableCause.GONE, "410");
         http.fannedOut("invoice.paid", 1, 2);
     }
@@ -141,6 +143,7 @@ class ObservabilityDocsTest {
                         "postbox_job_duration_seconds_bucket",
                         "postbox_queue_depth",
                         "postbox_http_endpoint_disabled",
-                        "postbox_http_deliveries_total");
+                        "postbox_http_deliveries_total",
+                        "postbox_http_rate_factor");
     }
 }

@@ -1,0 +1,95 @@
+package dev.postbox.console.internal;
+
+import dev.postbox.console.PostboxConsoleProperties;
+import jakarta.servlet.http.HttpServletRequest;
+import java.time.Instant;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpStatus;
+import org.springframework.web.bind.annotation.ControllerAdvice;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.ModelAttribute;
+import org.springframework.web.servlet.ModelAndView;
+
+/**
+ * For the console's controllers only: the {@link ConsoleContext} every page's layout reads, and the
+ * error pages (403 refused write, 404 unknown thing, 400 bad input with the message that names the
+ * fix).
+ */
+@ControllerAdvice(basePackageClasses = ConsoleAdvice.class)
+@Order(Ordered.HIGHEST_PRECEDENCE)
+public final class ConsoleAdvice {
+
+    private final PostboxConsoleProperties properties;
+    private final ConsoleAccess access;
+    private final ConsoleGuard guard;
+    private final CsrfTokens csrf;
+    private final ConsoleViews views;
+    private final boolean webhooks;
+    private final String htmxVersion;
+
+    public ConsoleAdvice(
+            PostboxConsoleProperties properties,
+            ConsoleAccess access,
+            ConsoleGuard guard,
+            CsrfTokens csrf,
+            ConsoleViews views,
+            boolean webhooks,
+            String htmxVersion) {
+        this.properties = properties;
+        this.access = access;
+        this.guard = guard;
+        this.csrf = csrf;
+        this.views = views;
+        this.webhooks = webhooks;
+        this.htmxVersion = htmxVersion;
+    }
+
+    @ModelAttribute("console")
+    public ConsoleContext console(HttpServletRequest request) {
+        return context(request);
+    }
+
+    private ConsoleContext context(HttpServletRequest request) {
+        boolean canWrite = guard.canWrite(request);
+        return new ConsoleContext(
+                properties.getPath(),
+                access.principal(request),
+                canWrite,
+                properties.isWriteEnabled(),
+                CsrfTokens.PARAMETER,
+                canWrite ? csrf.token(request) : null,
+                canWrite ? access.frameworkCsrf(request) : null,
+                webhooks,
+                properties.isShowPayloads(),
+                properties.getRefreshInterval().toSeconds(),
+                htmxVersion,
+                new Formats(Instant.now()));
+    }
+
+    @ExceptionHandler(ConsoleRefusedException.class)
+    public ModelAndView refused(ConsoleRefusedException e, HttpServletRequest request) {
+        return error(HttpStatus.FORBIDDEN, "Refused", e.getMessage(), request);
+    }
+
+    @ExceptionHandler(ConsoleNotFoundException.class)
+    public ModelAndView notFound(ConsoleNotFoundException e, HttpServletRequest request) {
+        return error(HttpStatus.NOT_FOUND, "Not found", e.getMessage(), request);
+    }
+
+    @ExceptionHandler(IllegalArgumentException.class)
+    public ModelAndView badInput(IllegalArgumentException e, HttpServletRequest request) {
+        return error(HttpStatus.BAD_REQUEST, "Cannot do that", e.getMessage(), request);
+    }
+
+    private ModelAndView error(HttpStatus status, String title, String message, HttpServletRequest request) {
+        ModelAndView mav = new ModelAndView(views.page("error"));
+        mav.setStatus(status);
+        mav.addObject("console", context(request));
+        mav.addObject("status", status.value());
+        mav.addObject("title", title);
+        mav.addObject("message", message);
+        mav.addObject("section", "");
+        return mav;
+    }
+}

@@ -1,0 +1,103 @@
+package dev.postbox.console.internal;
+
+import dev.postbox.DeadLetterFilter;
+import dev.postbox.PostboxAdmin;
+import dev.postbox.console.PostboxConsoleProperties;
+import jakarta.servlet.http.HttpServletRequest;
+import java.time.Instant;
+import org.jspecify.annotations.Nullable;
+import org.springframework.stereotype.Controller;
+import org.springframework.ui.Model;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.servlet.View;
+import org.springframework.web.servlet.mvc.support.RedirectAttributes;
+
+/**
+ * Dead letters grouped by kind and error fingerprint, a filtered list, and replay or purge of a
+ * selection, a group or a filter. Every replay and purge goes through a confirmation that shows how
+ * many dead letters it will touch; the action itself needs the confirmation's fields.
+ */
+@Controller
+public final class DeadLettersController {
+
+    private static final int GROUPS = 100;
+
+    private final ConsoleStore store;
+    private final PostboxAdmin admin;
+    private final ConsoleViews views;
+    private final ConsoleActions actions;
+    private final PostboxConsoleProperties properties;
+
+    public DeadLettersController(
+            ConsoleStore store,
+            PostboxAdmin admin,
+            ConsoleViews views,
+            ConsoleActions actions,
+            PostboxConsoleProperties properties) {
+        this.store = store;
+        this.admin = admin;
+        this.views = views;
+        this.actions = actions;
+        this.properties = properties;
+    }
+
+    @GetMapping("/dead-letters")
+    public View list(HttpServletRequest request, Model model) {
+        DeadLetterCriteria c = DeadLetterCriteria.from(request);
+        DeadLetterFilter filter = c.filter();
+        model.addAttribute("criteria", c);
+        model.addAttribute("groups", store.deadLetterGroups(c.from(), c.to(), c.kind(), GROUPS));
+        model.addAttribute("letters", admin.deadLetters(filter, properties.getPageSize()));
+        model.addAttribute("matching", admin.deadLetterCount(filter));
+        model.addAttribute("total", admin.deadLetterCount());
+        model.addAttribute("section", "dead-letters");
+        return views.page("dead-letters");
+    }
+
+    /** Shows what a replay or purge would touch and asks to confirm; changes nothing. */
+    @PostMapping("/dead-letters/confirm")
+    public View confirm(@RequestParam String action, HttpServletRequest request, Model model) {
+        checkAction(action);
+        DeadLetterCriteria c = DeadLetterCriteria.from(request);
+        if (c.isSelection() && c.ids().isEmpty()) {
+            throw new IllegalArgumentException("No dead letter is selected: tick the ones to " + action + " first.");
+        }
+        Instant now = store.databaseNow();
+        DeadLetterCriteria pinned = c.until(now);
+        model.addAttribute("action", action);
+        model.addAttribute("criteria", pinned);
+        model.addAttribute("count", admin.deadLetterCount(pinned.filter()));
+        model.addAttribute("sample", admin.deadLetters(pinned.filter(), 10));
+        model.addAttribute("section", "dead-letters");
+        return views.page("dead-letters-confirm");
+    }
+
+    @PostMapping("/dead-letters/{action}")
+    public View act(
+            @PathVariable String action,
+            @RequestParam(name = "confirmed", required = false) @Nullable String confirmed,
+            HttpServletRequest request,
+            RedirectAttributes flash) {
+        checkAction(action);
+        DeadLetterCriteria c = DeadLetterCriteria.from(request);
+        if (confirmed == null || c.until() == null) {
+            throw new IllegalArgumentException("A " + action + " needs its confirmation: use the " + action
+                    + " button, check the count it shows, then confirm.");
+        }
+        if (c.isSelection() && c.ids().isEmpty()) {
+            throw new IllegalArgumentException("No dead letter is selected: nothing to " + action + ".");
+        }
+        int n = "replay".equals(action) ? admin.replay(c.filter()) : admin.purge(c.filter());
+        String result = ("replay".equals(action) ? n + " replayed" : n + " purged") + " (confirmed " + confirmed + ")";
+        return actions.done(request, flash, action + " dead letters", c.describe(), result, "/dead-letters");
+    }
+
+    private static void checkAction(String action) {
+        if (!"replay".equals(action) && !"purge".equals(action)) {
+            throw new IllegalArgumentException("Unknown dead-letter action '" + action + "': replay or purge.");
+        }
+    }
+}

@@ -1,0 +1,10 @@
+/**
+ * The Postbox operator console: server-rendered pages inside a Spring MVC application to see and
+ * steer queues, jobs, dead letters, webhook endpoints and schedules. Add {@code postbox-console}
+ * and open {@code /postbox}; see {@link dev.postbox.console.PostboxConsoleProperties} for the
+ * settings and docs/console.md for the security model.
+ */
+@NullMarked
+package dev.postbox.console;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,143 @@
+package dev.postbox.console;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Assumptions;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+
+/**
+ * Headless Chromium from Debian's packages, driven by Selenium without Selenium Manager (the
+ * driver and browser paths are given, nothing is downloaded). Under CI ({@code CI=true}) a missing
+ * Chromium fails the tests; elsewhere it skips them.
+ */
+final class Browser implements AutoCloseable {
+
+    static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+
+    final WebDriver driver;
+    private final Path profile;
+    private final String base;
+
+    private Browser(WebDriver driver, Path profile, String base) {
+        this.driver = driver;
+        this.profile = profile;
+        this.base = base;
+    }
+
+    static Browser open(String base) throws IOException {
+        boolean present = Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
+        if (!present && "true".equalsIgnoreCase(System.getenv("CI"))) {
+            throw new IllegalStateException("CI=true but " + CHROMIUM + " or " + CHROMEDRIVER + " is missing: install"
+                    + " Debian's chromium and chromium-driver (.ci/run does)");
+        }
+        Assumptions.assumeTrue(present, "Chromium is not installed (apt-get install chromium chromium-driver)");
+        Path profile = Files.createTempDirectory("postbox-console-chromium");
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM.toFile());
+        options.addArguments(
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-dev-shm-usage",
+                "--window-size=1440,1000",
+                "--user-data-dir=" + profile);
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(CHROMEDRIVER.toFile())
+                .usingAnyFreePort()
+                .build();
+        WebDriver driver = new ChromeDriver(service, options);
+        driver.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30));
+        return new Browser(driver, profile, base);
+    }
+
+    void get(String path) {
+        driver.get(base + path);
+    }
+
+    void login(String user) {
+        get("/login");
+        driver.findElement(By.name("username")).sendKeys(user);
+        driver.findElement(By.name("password")).sendKeys(TestSecurity.PASSWORD);
+        driver.findElement(By.cssSelector("button[type=submit]")).click();
+    }
+
+    void logout() {
+        driver.manage().deleteAllCookies();
+    }
+
+    WebElement find(String css) {
+        return driver.findElement(By.cssSelector(css));
+    }
+
+    List<WebElement> all(String css) {
+        return driver.findElements(By.cssSelector(css));
+    }
+
+    String text() {
+        return driver.findElement(By.tagName("body")).getText();
+    }
+
+    /** Saves the viewport as {@code <postbox.console.screenshots>/<name>.png}. */
+    void screenshot(String name) throws IOException {
+        Path dir = Path.of(System.getProperty("postbox.console.screenshots", "target/screenshots"));
+        Files.createDirectories(dir);
+        File shot = ((ChromeDriver) driver).getScreenshotAs(OutputType.FILE);
+        Files.copy(shot.toPath(), dir.resolve(name + ".png"), StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    /**
+     * POSTs a form from the page's origin with the session's cookies, as a forged or scripted request
+     * would; returns the status and body.
+     */
+    @SuppressWarnings("unchecked")
+    Map<String, Object> post(String path, Map<String, String> form, Map<String, String> headers) {
+        Object result = ((JavascriptExecutor) driver)
+                .executeAsyncScript(
+                        "const [url, form, headers, done] = arguments;"
+                                + "fetch(url, {method: 'POST', headers: Object.assign({'Content-Type':"
+                                + " 'application/x-www-form-urlencoded'}, headers), body: new URLSearchParams(form),"
+                                + " redirect: 'manual', credentials: 'same-origin'})"
+                                + ".then(r => r.text().then(t => done({status: r.status, body: t})))"
+                                + ".catch(e => done({status: -1, body: String(e)}));",
+                        base + path,
+                        form,
+                        headers);
+        return (Map<String, Object>) result;
+    }
+
+    /** GETs a text resource with the session's cookies. */
+    String fetchText(String path) {
+        return (String) ((JavascriptExecutor) driver)
+                .executeAsyncScript(
+                        "const [url, done] = arguments; fetch(url, {credentials: 'same-origin'})"
+                                + ".then(r => r.text()).then(done).catch(e => done(String(e)));",
+                        base + path);
+    }
+
+    @Override
+    public void close() throws IOException {
+        driver.quit();
+        try (var files = Files.walk(profile)) {
+            files.sorted(java.util.Comparator.reverseOrder())
+                    .forEach(p -> p.toFile().delete());
+        }
+    }
+}
