@@ -1,227 +1,465 @@
 package dev.postbox.chaos;
 
+import dev.postbox.PostboxConfig;
+import dev.postbox.RetryPolicy;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Set;
 
 /**
- * One chaos run's parameters. {@link #ci()} is what {@code ./mvnw verify} runs; every field can be
- * overridden by a {@code chaos.*} system property (see README), which is how the soak profile is run.
+ * One chaos run's parameters, in groups. The profiles are {@link #ci()} (the valid run of {@code
+ * ./mvnw verify}), {@link #quietControls()} and {@link #faultControls()} (the negative controls),
+ * {@link #crashStorm()} and {@link #soak()}; {@link #withSystemProperties()} applies {@code chaos.*}
+ * overrides (README table).
  */
 public record ChaosConfig(
         String name,
         long seed,
-        int workers,
-        int minCommittedIntents,
-        Duration maxProduceTime,
-        double txPerSecond,
-        int maxBacklog,
-        int minZombieStops,
-        double rollbackShare,
-        double poisonShare,
-        Duration drainTimeout,
-        Duration killMin,
-        Duration killMax,
-        double stopProbability,
-        double connectionKillProbability,
-        double crashPointShare,
-        double crashPointProbability,
-        double receiver5xx,
-        double receiverTimeoutAfterApply,
-        double receiver429,
-        double receiverReset,
-        boolean receiverDedup,
-        boolean brokenFencing,
-        Duration visibilityTimeout,
-        Duration heartbeatInterval,
-        String adminJdbcUrl,
+        Workload workload,
+        Engine engine,
+        Faults faults,
+        ReceiverFaults receiver,
+        Set<Control> controls,
+        Coverage coverage,
+        Server server,
         Path reportDir) {
 
-    /** The CI profile: at least 10,000 committed intents, a kill every 2-5 s, all fault kinds. */
+    /**
+     * What the producer does.
+     *
+     * @param preloadIntents committed intents written before the workers start (a backlog), 0: none
+     * @param minCommittedIntents the producer stops once this many committed (and coverage is met)
+     * @param mixedKinds every kind (local, ordered, webhooks, events, poison, bursts to the
+     *     rate-limited endpoint); false: unordered local jobs only
+     * @param localWorkMaxMillis a local handler works uniform [0, this] ms before writing its effect
+     * @param burstEvery a burst of {@link Producer#LIMITED_BURST_SIZE} webhooks to the rate-limited
+     *     endpoint this often
+     * @param stopAtFirstDeadLetter a preloaded run ends its storm early once a dead letter appears (a
+     *     control whose defect has shown; the checker still judges the drained result)
+     */
+    public record Workload(
+            int workers,
+            int preloadIntents,
+            int minCommittedIntents,
+            Duration maxProduceTime,
+            double txPerSecond,
+            int maxBacklog,
+            double rollbackShare,
+            double poisonShare,
+            boolean mixedKinds,
+            int localWorkMaxMillis,
+            Duration burstEvery,
+            Duration drainTimeout,
+            boolean stopAtFirstDeadLetter) {}
+
+    /**
+     * The workers' Postbox settings ({@code postbox.worker.*}).
+     *
+     * @param springBoot workers are Spring Boot applications on the starter ({@link WorkerMain}); false:
+     *     the plain engine ({@link PlainWorkerMain}, local and poison jobs only), which starts in well
+     *     under a second
+     * @param maxAttempts the attempt budget the producer gives local jobs (the engine's default, 8, in
+     *     the CI run; 3 in the crash storm: a job that never fails must still never run out)
+     */
+    public record Engine(
+            boolean springBoot,
+            int concurrency,
+            int claimBatchSize,
+            int prefetch,
+            int maxAttempts,
+            Duration visibilityTimeout,
+            Duration heartbeatInterval,
+            int poolSize) {}
+
+    /**
+     * The fault injector. Every tick (uniform in [tickMin, tickMax]) it SIGKILLs a READY worker (when
+     * {@code kills} and at least {@code minReadyToKill} are READY), and with the given probabilities
+     * SIGSTOPs another one past its lease and terminates a worker's connections. A share of worker
+     * incarnations is armed with one crash point that halts it at its first event after a random
+     * delay of up to {@code crashDelayMax} of work.
+     */
+    public record Faults(
+            Duration tickMin,
+            Duration tickMax,
+            boolean kills,
+            int minReadyToKill,
+            double stopProbability,
+            double connectionKillProbability,
+            double crashPointShare,
+            Duration crashDelayMax,
+            Duration cronFlipEvery) {
+
+        static Faults none() {
+            return new Faults(
+                    Duration.ofSeconds(1),
+                    Duration.ofSeconds(3),
+                    false,
+                    2,
+                    0,
+                    0,
+                    0,
+                    Duration.ZERO,
+                    Duration.ofSeconds(5));
+        }
+    }
+
+    /** The receiver's fault mix (shares of requests). */
+    public record ReceiverFaults(double error5xx, double timeoutAfterApply, double tooManyRequests, double reset) {}
+
+    /**
+     * Minimum coverage a run must reach to count (0: not required).
+     *
+     * @param backlog committed intents live at once when the faults start (the crash storm)
+     * @param everyKind fan-out, cron, poison and rate-limited traffic all non-zero
+     * @param rollbackTolerance the rolled-back share of transactions must be within this of the
+     *     configured share (0: not checked)
+     */
+    public record Coverage(
+            int committedIntents,
+            int kills,
+            int haltsPerCrashPoint,
+            int zombieStopsFenced,
+            int backlog,
+            boolean everyKind,
+            double rollbackTolerance,
+            int pgRestarts) {
+
+        static Coverage none() {
+            return new Coverage(0, 0, 0, 0, 0, false, 0, 0);
+        }
+    }
+
+    /**
+     * The database server: {@code jdbcUrl} (an admin URL), else an embedded server the run owns
+     * ({@code own}, soak: the only way to restart it), else the test database of the build.
+     */
+    public record Server(String jdbcUrl, boolean own, Duration restartEvery) {}
+
+    /** The valid run of {@code ./mvnw verify}: every kind of traffic and fault, the engine's defaults. */
     static ChaosConfig ci() {
         return new ChaosConfig(
                 "chaos-report",
                 seedFromProperty(),
-                3,
-                10_500,
-                Duration.ofSeconds(420),
-                40,
-                1500,
-                0,
-                0.10,
-                0.03,
-                Duration.ofSeconds(90),
-                Duration.ofSeconds(2),
-                Duration.ofSeconds(5),
-                0.25,
-                0.30,
-                0.7,
-                0.0015,
-                0.03,
-                0.03,
-                0.02,
-                0.02,
-                true,
-                false,
-                Duration.ofSeconds(2),
-                Duration.ofMillis(500),
-                null,
+                new Workload(
+                        3,
+                        0,
+                        10_000,
+                        Duration.ofSeconds(300),
+                        40,
+                        3_500,
+                        0.10,
+                        0.03,
+                        true,
+                        20,
+                        Duration.ofSeconds(10),
+                        Duration.ofSeconds(90),
+                        false),
+                defaultEngine(),
+                new Faults(
+                        Duration.ofSeconds(2),
+                        Duration.ofSeconds(4),
+                        true,
+                        2,
+                        0.5,
+                        0.30,
+                        0.8,
+                        Duration.ofSeconds(3),
+                        Duration.ofSeconds(5)),
+                new ReceiverFaults(0.03, 0.03, 0.02, 0.02),
+                EnumSet.noneOf(Control.class),
+                new Coverage(10_000, 20, 10, 3, 0, true, 0.03, 0),
+                new Server(null, false, Duration.ZERO),
                 reportDirFromProperty());
     }
 
-    /** Applies {@code chaos.*} system properties over these values. */
-    ChaosConfig withOverrides() {
-        return new ChaosConfig(
-                str("chaos.name", name),
-                seed,
-                integer("chaos.workers", workers),
-                integer("chaos.minIntents", minCommittedIntents),
-                seconds("chaos.durationSeconds", maxProduceTime),
-                dbl("chaos.txPerSecond", txPerSecond),
-                integer("chaos.maxBacklog", maxBacklog),
-                integer("chaos.minZombieStops", minZombieStops),
-                dbl("chaos.rollbackShare", rollbackShare),
-                dbl("chaos.poisonShare", poisonShare),
-                seconds("chaos.drainSeconds", drainTimeout),
-                millis("chaos.killMinMs", killMin),
-                millis("chaos.killMaxMs", killMax),
-                dbl("chaos.stopProbability", stopProbability),
-                dbl("chaos.connectionKillProbability", connectionKillProbability),
-                dbl("chaos.crashPointShare", crashPointShare),
-                dbl("chaos.crashPointProbability", crashPointProbability),
-                dbl("chaos.receiver5xx", receiver5xx),
-                dbl("chaos.receiverTimeoutAfterApply", receiverTimeoutAfterApply),
-                dbl("chaos.receiver429", receiver429),
-                dbl("chaos.receiverReset", receiverReset),
-                bool("chaos.receiverDedup", receiverDedup),
-                bool("chaos.brokenFencing", brokenFencing),
-                visibilityTimeout,
-                heartbeatInterval,
-                str("chaos.jdbcUrl", adminJdbcUrl),
-                reportDir);
+    /**
+     * The controls whose defects need no faults, in one short run: each defect acts on its own slice
+     * of the traffic and moves only its own counter (README: which counter each control proves).
+     */
+    static ChaosConfig quietControls() {
+        ChaosConfig ci = ci();
+        return ci.named("chaos-control-quiet")
+                .with(shortWorkload(ci.workload(), 1_500))
+                .with(Faults.none())
+                .with(Coverage.none())
+                .with(EnumSet.of(
+                        Control.LOST,
+                        Control.GHOST,
+                        Control.IGNORE_ORDERING_KEY,
+                        Control.RATE_LIMIT_PER_PROCESS,
+                        Control.CRON_WITHOUT_FIRE_KEY));
+    }
+
+    /**
+     * The controls whose defects need faults: an unfenced completion (SIGSTOP zombies on every tick,
+     * no kills, crash points or connection kills, so a duplicate local effect can only come from a
+     * stale token) and a webhook id that changes on retry (receiver timeouts after applying).
+     */
+    static ChaosConfig faultControls() {
+        ChaosConfig ci = ci();
+        Workload w = shortWorkload(ci.workload(), 1_500);
+        return ci.named("chaos-control-faults")
+                // a backlog, so that the workers are busy when they are stopped (a zombie must be
+                // holding handlers in flight for its completions to be stale)
+                .with(new Workload(
+                        w.workers(),
+                        3_000,
+                        w.minCommittedIntents(),
+                        w.maxProduceTime(),
+                        w.txPerSecond(),
+                        w.maxBacklog(),
+                        w.rollbackShare(),
+                        w.poisonShare(),
+                        w.mixedKinds(),
+                        w.localWorkMaxMillis(),
+                        w.burstEvery(),
+                        w.drainTimeout(),
+                        false))
+                .with(new Faults(
+                        Duration.ofMillis(1500),
+                        Duration.ofMillis(2500),
+                        false,
+                        2,
+                        1.0,
+                        0,
+                        0,
+                        Duration.ZERO,
+                        Duration.ofSeconds(5)))
+                .with(Coverage.none())
+                .with(EnumSet.of(Control.UNFENCED_COMPLETION, Control.WEBHOOK_ID_PER_ATTEMPT));
+    }
+
+    /**
+     * Issue 11's crash storm: a backlog of 20,000 committed local jobs (handlers that cannot fail and
+     * work 0-25 ms) with an attempt budget of 3, the engine's default concurrency, claim batch and
+     * prefetch, and a SIGKILL every 1-3 s until the backlog is drained (at most 120 s; then the rest
+     * drains without faults). Nothing else goes wrong. The workers are the plain engine, whose
+     * restarts cost little: the storm's time goes to the backlog, not to Spring Boot start-ups.
+     */
+    static ChaosConfig crashStorm() {
+        ChaosConfig ci = ci();
+        ChaosConfig.Engine e = ci.engine();
+        return ci.named("chaos-crash-storm")
+                .with(new Engine(
+                        false,
+                        e.concurrency(),
+                        e.claimBatchSize(),
+                        e.prefetch(),
+                        3,
+                        e.visibilityTimeout(),
+                        e.heartbeatInterval(),
+                        e.poolSize()))
+                .with(new Workload(
+                        3,
+                        20_000,
+                        20_000,
+                        Duration.ofSeconds(120),
+                        0,
+                        0,
+                        0.10,
+                        0,
+                        false,
+                        25,
+                        Duration.ZERO,
+                        Duration.ofSeconds(60),
+                        false))
+                .with(new Faults(
+                        Duration.ofSeconds(1), Duration.ofSeconds(3), true, 1, 0, 0, 0, Duration.ZERO, Duration.ZERO))
+                .with(new Coverage(20_000, 10, 0, 0, 20_000, false, 0.03, 0));
+    }
+
+    /**
+     * The soak (not in CI; run on a quiet machine): the CI weather for a whole hour of production,
+     * which must commit at least 1,000,000 intents, on a server the run owns and restarts every 5
+     * minutes.
+     */
+    static ChaosConfig soak() {
+        ChaosConfig ci = ci();
+        Workload w = ci.workload();
+        return ci.named("chaos-soak")
+                .with(new Workload(
+                        w.workers(),
+                        0,
+                        0,
+                        Duration.ofHours(1),
+                        130,
+                        5_000,
+                        w.rollbackShare(),
+                        w.poisonShare(),
+                        true,
+                        0,
+                        w.burstEvery(),
+                        Duration.ofSeconds(300),
+                        false))
+                .with(new Faults(
+                        Duration.ofSeconds(2),
+                        Duration.ofSeconds(5),
+                        true,
+                        2,
+                        0.25,
+                        0.30,
+                        0.8,
+                        Duration.ofSeconds(30),
+                        Duration.ofSeconds(5)))
+                .with(new Coverage(1_000_000, 300, 10, 3, 0, true, 0.03, 3))
+                .with(new Server(null, true, Duration.ofMinutes(5)));
+    }
+
+    private static Engine defaultEngine() {
+        return new Engine(
+                true,
+                PostboxConfig.DEFAULT_CONCURRENCY,
+                PostboxConfig.DEFAULT_CLAIM_BATCH_SIZE,
+                PostboxConfig.ofDefaults().prefetch(),
+                RetryPolicy.DEFAULT_MAX_ATTEMPTS,
+                Duration.ofSeconds(2),
+                Duration.ofMillis(500),
+                16);
+    }
+
+    /** A control run: produce until {@code intents} committed, at most 60 s; 45 s to drain. */
+    private static Workload shortWorkload(Workload w, int intents) {
+        return new Workload(
+                w.workers(),
+                0,
+                intents,
+                Duration.ofSeconds(60),
+                w.txPerSecond(),
+                w.maxBacklog(),
+                w.rollbackShare(),
+                w.poisonShare(),
+                w.mixedKinds(),
+                w.localWorkMaxMillis(),
+                w.burstEvery(),
+                Duration.ofSeconds(45),
+                false);
     }
 
     ChaosConfig named(String newName) {
         return new ChaosConfig(
-                newName,
-                seed,
-                workers,
-                minCommittedIntents,
-                maxProduceTime,
-                txPerSecond,
-                maxBacklog,
-                minZombieStops,
-                rollbackShare,
-                poisonShare,
-                drainTimeout,
-                killMin,
-                killMax,
-                stopProbability,
-                connectionKillProbability,
-                crashPointShare,
-                crashPointProbability,
-                receiver5xx,
-                receiverTimeoutAfterApply,
-                receiver429,
-                receiverReset,
-                receiverDedup,
-                brokenFencing,
-                visibilityTimeout,
-                heartbeatInterval,
-                adminJdbcUrl,
-                reportDir);
+                newName, seed, workload, engine, faults, receiver, controls, coverage, server, reportDir);
     }
 
-    /** A short run (negative controls): produce for {@code seconds}, no intent minimum. */
-    ChaosConfig shortRun(int minIntents) {
-        return new ChaosConfig(
-                name,
-                seed,
-                workers,
-                minIntents,
-                Duration.ofSeconds(60),
-                txPerSecond,
-                maxBacklog,
-                minZombieStops,
-                rollbackShare,
-                poisonShare,
-                Duration.ofSeconds(45),
-                killMin,
-                killMax,
-                stopProbability,
-                connectionKillProbability,
-                crashPointShare,
-                crashPointProbability,
-                receiver5xx,
-                receiverTimeoutAfterApply,
-                receiver429,
-                receiverReset,
-                receiverDedup,
-                brokenFencing,
-                visibilityTimeout,
-                heartbeatInterval,
-                adminJdbcUrl,
-                reportDir);
+    ChaosConfig with(Workload w) {
+        return new ChaosConfig(name, seed, w, engine, faults, receiver, controls, coverage, server, reportDir);
     }
 
-    ChaosConfig receiverDedup(boolean dedup, double timeoutAfterApply) {
-        return new ChaosConfig(
-                name,
-                seed,
-                workers,
-                minCommittedIntents,
-                maxProduceTime,
-                txPerSecond,
-                maxBacklog,
-                minZombieStops,
-                rollbackShare,
-                poisonShare,
-                drainTimeout,
-                killMin,
-                killMax,
-                stopProbability,
-                connectionKillProbability,
-                crashPointShare,
-                crashPointProbability,
-                receiver5xx,
-                timeoutAfterApply,
-                receiver429,
-                receiverReset,
-                dedup,
-                brokenFencing,
-                visibilityTimeout,
-                heartbeatInterval,
-                adminJdbcUrl,
-                reportDir);
+    ChaosConfig with(Engine e) {
+        return new ChaosConfig(name, seed, workload, e, faults, receiver, controls, coverage, server, reportDir);
     }
 
-    ChaosConfig brokenFencing(double stopProbability) {
+    ChaosConfig with(Faults f) {
+        return new ChaosConfig(name, seed, workload, engine, f, receiver, controls, coverage, server, reportDir);
+    }
+
+    ChaosConfig with(Coverage c) {
+        return new ChaosConfig(name, seed, workload, engine, faults, receiver, controls, c, server, reportDir);
+    }
+
+    ChaosConfig with(Server s) {
+        return new ChaosConfig(name, seed, workload, engine, faults, receiver, controls, coverage, s, reportDir);
+    }
+
+    ChaosConfig with(Set<Control> c) {
         return new ChaosConfig(
-                name,
+                name, seed, workload, engine, faults, receiver, Set.copyOf(c), coverage, server, reportDir);
+    }
+
+    /**
+     * The crash storm on the engine before issue 11 (claim-time charging), stopped at its first dead
+     * letter (at most 180 s: a job needs its whole budget of wasted claims before it dies).
+     */
+    static ChaosConfig crashStormChargingAtClaim() {
+        ChaosConfig storm = crashStorm();
+        Workload w = storm.workload();
+        return storm.named("chaos-control-charge-at-claim")
+                .plus(Control.CHARGE_AT_CLAIM)
+                .with(new Workload(
+                        w.workers(),
+                        w.preloadIntents(),
+                        w.minCommittedIntents(),
+                        Duration.ofSeconds(180),
+                        w.txPerSecond(),
+                        w.maxBacklog(),
+                        w.rollbackShare(),
+                        w.poisonShare(),
+                        w.mixedKinds(),
+                        w.localWorkMaxMillis(),
+                        w.burstEvery(),
+                        w.drainTimeout(),
+                        true));
+    }
+
+    /** This profile with one more control switched on. */
+    ChaosConfig plus(Control control) {
+        Set<Control> more = EnumSet.of(control);
+        more.addAll(controls);
+        return with(more);
+    }
+
+    /** Applies {@code chaos.*} system properties over these values (README: the table of properties). */
+    ChaosConfig withSystemProperties() {
+        Overrides o = new Overrides();
+        Workload w = workload;
+        Faults f = faults;
+        ReceiverFaults r = receiver;
+        Engine e = engine;
+        return new ChaosConfig(
+                o.str("chaos.name", name),
                 seed,
-                workers,
-                minCommittedIntents,
-                maxProduceTime,
-                txPerSecond,
-                maxBacklog,
-                1,
-                rollbackShare,
-                poisonShare,
-                drainTimeout,
-                killMin,
-                killMax,
-                stopProbability,
-                connectionKillProbability,
-                crashPointShare,
-                crashPointProbability,
-                receiver5xx,
-                receiverTimeoutAfterApply,
-                receiver429,
-                receiverReset,
-                receiverDedup,
-                true,
-                visibilityTimeout,
-                heartbeatInterval,
-                adminJdbcUrl,
+                new Workload(
+                        o.integer("chaos.workers", w.workers()),
+                        o.integer("chaos.preloadIntents", w.preloadIntents()),
+                        o.integer("chaos.minIntents", w.minCommittedIntents()),
+                        o.seconds("chaos.durationSeconds", w.maxProduceTime()),
+                        o.dbl("chaos.txPerSecond", w.txPerSecond()),
+                        o.integer("chaos.maxBacklog", w.maxBacklog()),
+                        o.dbl("chaos.rollbackShare", w.rollbackShare()),
+                        o.dbl("chaos.poisonShare", w.poisonShare()),
+                        w.mixedKinds(),
+                        o.integer("chaos.localWorkMaxMs", w.localWorkMaxMillis()),
+                        w.burstEvery(),
+                        o.seconds("chaos.drainSeconds", w.drainTimeout()),
+                        w.stopAtFirstDeadLetter()),
+                new Engine(
+                        e.springBoot(),
+                        o.integer("chaos.concurrency", e.concurrency()),
+                        o.integer("chaos.claimBatchSize", e.claimBatchSize()),
+                        o.integer("chaos.prefetch", e.prefetch()),
+                        e.maxAttempts(),
+                        e.visibilityTimeout(),
+                        e.heartbeatInterval(),
+                        o.integer("chaos.poolSize", e.poolSize())),
+                new Faults(
+                        o.millis("chaos.killMinMs", f.tickMin()),
+                        o.millis("chaos.killMaxMs", f.tickMax()),
+                        f.kills(),
+                        o.integer("chaos.minReadyToKill", f.minReadyToKill()),
+                        o.dbl("chaos.stopProbability", f.stopProbability()),
+                        o.dbl("chaos.connectionKillProbability", f.connectionKillProbability()),
+                        o.dbl("chaos.crashPointShare", f.crashPointShare()),
+                        o.millis("chaos.crashDelayMaxMs", f.crashDelayMax()),
+                        f.cronFlipEvery()),
+                new ReceiverFaults(
+                        o.dbl("chaos.receiver5xx", r.error5xx()),
+                        o.dbl("chaos.receiverTimeoutAfterApply", r.timeoutAfterApply()),
+                        o.dbl("chaos.receiver429", r.tooManyRequests()),
+                        o.dbl("chaos.receiverReset", r.reset())),
+                controls,
+                new Coverage(
+                        o.integer("chaos.minIntents", coverage.committedIntents()),
+                        o.integer("chaos.minKills", coverage.kills()),
+                        o.integer("chaos.minHaltsPerCrashPoint", coverage.haltsPerCrashPoint()),
+                        o.integer("chaos.minZombieStopsFenced", coverage.zombieStopsFenced()),
+                        coverage.backlog(),
+                        coverage.everyKind(),
+                        coverage.rollbackTolerance(),
+                        o.integer("chaos.minPgRestarts", coverage.pgRestarts())),
+                new Server(
+                        o.str("chaos.jdbcUrl", server.jdbcUrl()),
+                        o.bool("chaos.ownServer", server.own()),
+                        o.seconds("chaos.pgRestartEverySeconds", server.restartEvery())),
                 reportDir);
     }
 
@@ -234,33 +472,41 @@ public record ChaosConfig(
         return Path.of(System.getProperty("chaos.reportDir", "target"));
     }
 
-    private static String str(String key, String fallback) {
-        String v = System.getProperty(key);
-        return v == null || v.isBlank() ? fallback : v.trim();
-    }
+    /** Reads one override; a blank or absent property keeps the profile's value. */
+    private static final class Overrides {
+        private static String value(String key) {
+            String v = System.getProperty(key);
+            return v == null || v.isBlank() ? null : v.trim();
+        }
 
-    private static int integer(String key, int fallback) {
-        String v = System.getProperty(key);
-        return v == null || v.isBlank() ? fallback : Integer.parseInt(v.trim());
-    }
+        String str(String key, String fallback) {
+            String v = value(key);
+            return v == null ? fallback : v;
+        }
 
-    private static double dbl(String key, double fallback) {
-        String v = System.getProperty(key);
-        return v == null || v.isBlank() ? fallback : Double.parseDouble(v.trim());
-    }
+        int integer(String key, int fallback) {
+            String v = value(key);
+            return v == null ? fallback : Integer.parseInt(v);
+        }
 
-    private static boolean bool(String key, boolean fallback) {
-        String v = System.getProperty(key);
-        return v == null || v.isBlank() ? fallback : Boolean.parseBoolean(v.trim());
-    }
+        double dbl(String key, double fallback) {
+            String v = value(key);
+            return v == null ? fallback : Double.parseDouble(v);
+        }
 
-    private static Duration seconds(String key, Duration fallback) {
-        String v = System.getProperty(key);
-        return v == null || v.isBlank() ? fallback : Duration.ofSeconds(Long.parseLong(v.trim()));
-    }
+        boolean bool(String key, boolean fallback) {
+            String v = value(key);
+            return v == null ? fallback : Boolean.parseBoolean(v);
+        }
 
-    private static Duration millis(String key, Duration fallback) {
-        String v = System.getProperty(key);
-        return v == null || v.isBlank() ? fallback : Duration.ofMillis(Long.parseLong(v.trim()));
+        Duration seconds(String key, Duration fallback) {
+            String v = value(key);
+            return v == null ? fallback : Duration.ofSeconds(Long.parseLong(v));
+        }
+
+        Duration millis(String key, Duration fallback) {
+            String v = value(key);
+            return v == null ? fallback : Duration.ofMillis(Long.parseLong(v));
+        }
     }
 }

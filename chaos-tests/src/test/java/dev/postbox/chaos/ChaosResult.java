@@ -1,11 +1,16 @@
 package dev.postbox.chaos;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.HdrHistogram.Histogram;
 
-/** The checker's counts plus the run's fault counts; valid only when every failure count is 0. */
+/**
+ * The checker's counts plus the run's fault counts. The verdict is {@code valid} only when every
+ * failure count is 0; coverage (did the run see enough faults and traffic to count?) is judged
+ * apart, so that a short control run is invalid because of its defect, not because it was short.
+ */
 public final class ChaosResult {
 
     /** Counts that must all be 0 for a valid verdict. */
@@ -13,18 +18,20 @@ public final class ChaosResult {
             "lost",
             "ghosts",
             "duplicateEffects",
+            "unexpectedTargets",
             "orderViolations",
             "poisonViolations",
             "unexpectedDeadLetters",
             "cronMisfires",
             "rateLimitViolations",
             "fanOutMissing",
-            "fanOutDuplicateEffects",
-            "fanOutUnexpectedEndpoints",
             "receiverSignatureRejections",
-            "notTerminal");
+            "notTerminal",
+            "producerFailures",
+            "unexpectedWorkerExits");
 
     private final Map<String, Object> values = new LinkedHashMap<>();
+    private final List<String> coverageGaps = new ArrayList<>();
     private Histogram latency = new Histogram(3_600_000L, 3);
 
     void put(String key, Object value) {
@@ -39,27 +46,33 @@ public final class ChaosResult {
         return latency;
     }
 
+    void coverageGaps(List<String> gaps) {
+        coverageGaps.clear();
+        coverageGaps.addAll(gaps);
+    }
+
+    /** What the run lacked of its profile's minimum coverage; empty when it was met. */
+    public List<String> coverageGaps() {
+        return List.copyOf(coverageGaps);
+    }
+
     /** Computes the verdict; call after every count is in. */
     void finish() {
         values.remove("verdict");
         values.put("verdict", valid() ? "valid" : "invalid");
+        values.put("coverage", coverageGaps.isEmpty() ? "met" : "NOT met: " + String.join(", ", coverageGaps));
     }
 
     public boolean valid() {
-        for (String key : FAILURES) {
-            if (count(key) != 0) {
-                return false;
-            }
-        }
-        return true;
+        return Checker.failures(this).isEmpty();
     }
 
     public long count(String key) {
         Object v = values.get(key);
-        if (v == null) {
+        if (!(v instanceof Number n)) {
             throw new IllegalStateException("no count '" + key + "' in the chaos result");
         }
-        return ((Number) v).longValue();
+        return n.longValue();
     }
 
     public Map<String, Object> values() {
@@ -70,25 +83,23 @@ public final class ChaosResult {
         StringBuilder b = new StringBuilder();
         for (String key : List.of(
                 "verdict",
+                "coverage",
                 "intentsCommitted",
                 "intentsRolledBack",
-                "effectsApplied",
                 "lost",
                 "ghosts",
                 "duplicateEffects",
-                "duplicateDeliveries",
                 "orderViolations",
-                "fanOutEvents",
-                "fanOutMissing",
-                "fanOutDuplicateEffects",
                 "rateLimitMaxPerSecond",
                 "rateLimitViolations",
                 "poisonViolations",
+                "unexpectedDeadLetters",
+                "attemptsChargedWithoutStart",
                 "cronMisfires",
                 "notTerminal",
                 "workerKills",
                 "crashPointHalts",
-                "zombiesFenced",
+                "zombieStopsFenced",
                 "connectionsKilled")) {
             b.append(key).append('=').append(values.get(key)).append(' ');
         }

@@ -1,153 +1,176 @@
 package dev.postbox.chaos;
 
+import dev.postbox.Job;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.util.SplittableRandom;
 import javax.sql.DataSource;
 
 /**
- * Named crash points compiled into every worker and off by default. A run enables them per worker
- * incarnation (system properties chosen from the run's seed); when one fires it prints a marker
- * and halts the JVM at once, without shutdown hooks, like a power cut at that line.
+ * The worker's observation points and named crash points. Every handler start prints a {@code
+ * START <job id> <kind>} marker (the harness counts attempts that really started from these, not
+ * from Postbox's tables). A worker incarnation may be armed with one crash point and a delay: at
+ * the point's first event after the delay (counted from the worker's first handler start) it
+ * prints {@code CRASHPOINT <point>} and halts the JVM at once
+ * ({@code Runtime.halt}, no shutdown hooks, like a power cut at that line) with the point's own
+ * exit status, so the driver knows which point fired without reading the log.
  *
  * <ul>
- *   <li>{@code after-claim}: the job is claimed (lease held, attempt charged), the handler has not
- *       started;
+ *   <li>{@code after-start}: the handler has started (its attempt may be recorded as started) and
+ *       done nothing yet;
  *   <li>{@code after-handler}: the handler (or the HTTP call) returned, the completion is not
  *       written;
- *   <li>{@code during-commit-before} / {@code during-commit-after}: around the completion
- *       statement (batched completions, auto-commit) or around the commit of a transactional
- *       handler's transaction that ran the completion.
+ *   <li>{@code before-commit} / {@code after-commit}: around the completion statement when it runs
+ *       on its own (batched completions), or around the commit of a transactional handler's
+ *       transaction that ran it.
  * </ul>
  *
- * The completion points work through a {@link DataSource} proxy that recognises Postbox's finish
- * statement, so outbox-core needs no hook.
+ * The completion points find Postbox's completion statement through a {@link DataSource} proxy, by
+ * the marker {@value #FINISH_MARKER} that outbox-core puts at its start, not by its SQL text: a
+ * rewrite of the statement keeps them armed, and a run whose points fire fewer times than its
+ * coverage asks for fails.
  */
 final class CrashPoints {
 
-    static final int HALT_STATUS = 99;
-    static final String AFTER_CLAIM = "after-claim";
-    static final String AFTER_HANDLER = "after-handler";
-    static final String DURING_COMMIT = "during-commit";
+    /** The marker at the start of Postbox's completion statement (outbox-core {@code JobStore}). */
+    static final String FINISH_MARKER = "/* postbox:finish */";
 
-    private final SplittableRandom random;
-    private final double afterClaim;
-    private final double afterHandler;
-    private final double duringCommit;
+    /** The crash points, each with its exit status. */
+    enum Point {
+        AFTER_START("after-start", 91),
+        AFTER_HANDLER("after-handler", 92),
+        BEFORE_COMMIT("before-commit", 93),
+        AFTER_COMMIT("after-commit", 94);
 
-    CrashPoints(long seed, double afterClaim, double afterHandler, double duringCommit) {
-        this.random = new SplittableRandom(seed);
-        this.afterClaim = afterClaim;
-        this.afterHandler = afterHandler;
-        this.duringCommit = duringCommit;
-    }
+        final String label;
+        final int exitStatus;
 
-    static CrashPoints fromSystemProperties(long seed) {
-        return new CrashPoints(
-                seed,
-                Double.parseDouble(System.getProperty("chaos.crash.afterClaim", "0")),
-                Double.parseDouble(System.getProperty("chaos.crash.afterHandler", "0")),
-                Double.parseDouble(System.getProperty("chaos.crash.duringCommit", "0")));
-    }
-
-    boolean enabled() {
-        return afterClaim > 0 || afterHandler > 0 || duringCommit > 0;
-    }
-
-    void afterClaim(long jobId) {
-        maybeHalt(afterClaim, AFTER_CLAIM, jobId);
-    }
-
-    void afterHandler(long jobId) {
-        maybeHalt(afterHandler, AFTER_HANDLER, jobId);
-    }
-
-    private void maybeHalt(double probability, String point, long jobId) {
-        if (probability <= 0) {
-            return;
+        Point(String label, int exitStatus) {
+            this.label = label;
+            this.exitStatus = exitStatus;
         }
-        boolean hit;
-        synchronized (random) {
-            hit = random.nextDouble() < probability;
+
+        static Point byLabel(String label) {
+            for (Point p : values()) {
+                if (p.label.equals(label)) {
+                    return p;
+                }
+            }
+            throw new IllegalArgumentException("no crash point '" + label + "'");
         }
-        if (hit) {
-            halt(point, jobId);
+
+        /** The point whose halt exits with {@code status}, or null. */
+        static Point byExitStatus(int status) {
+            for (Point p : values()) {
+                if (p.exitStatus == status) {
+                    return p;
+                }
+            }
+            return null;
         }
     }
 
-    static void halt(String point, long jobId) {
-        System.out.println("CRASHPOINT " + point + " job=" + jobId);
-        System.out.flush();
-        Runtime.getRuntime().halt(HALT_STATUS);
+    private final Point armed;
+    private final long afterNanos;
+    private volatile long firstStartNanos;
+
+    CrashPoints(Point armed, long afterMillis) {
+        this.armed = armed;
+        this.afterNanos = afterMillis * 1_000_000L;
     }
 
-    /** Wraps the worker's DataSource so that the completion statement and its commit can crash. */
+    /**
+     * From {@code -Dchaos.crash.point=<label>} and {@code -Dchaos.crash.afterMs=<ms>}: the point halts
+     * at its first event at least that long after this worker started its first handler. Unarmed
+     * without.
+     */
+    static CrashPoints fromSystemProperties() {
+        String point = System.getProperty("chaos.crash.point", "");
+        return point.isBlank()
+                ? new CrashPoints(null, 0)
+                : new CrashPoints(Point.byLabel(point), Long.getLong("chaos.crash.afterMs", 0));
+    }
+
+    String armedLabel() {
+        return armed == null ? "none" : armed.label + "@" + afterNanos / 1_000_000 + "ms";
+    }
+
+    /** A handler started: the marker, then the {@code after-start} point. */
+    void started(Job job) {
+        System.out.println("START " + job.id() + " " + job.kind());
+        if (firstStartNanos == 0) {
+            firstStartNanos = System.nanoTime();
+        }
+        event(Point.AFTER_START, job.id());
+    }
+
+    void afterHandler(Job job) {
+        event(Point.AFTER_HANDLER, job.id());
+    }
+
+    private void event(Point point, long jobId) {
+        if (point == armed && firstStartNanos != 0 && System.nanoTime() - firstStartNanos >= afterNanos) {
+            System.out.println("CRASHPOINT " + point.label + " job=" + jobId);
+            System.out.flush();
+            Runtime.getRuntime().halt(point.exitStatus);
+        }
+    }
+
+    /** Wraps the worker's DataSource when a completion point is armed. */
     DataSource wrap(DataSource target) {
-        if (duringCommit <= 0) {
+        if (armed != Point.BEFORE_COMMIT && armed != Point.AFTER_COMMIT) {
             return target;
         }
-        return (DataSource) Proxy.newProxyInstance(
-                CrashPoints.class.getClassLoader(), new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
-                    Object result = invoke(target, method, args);
-                    if (result instanceof Connection c) {
-                        return connection(c);
-                    }
-                    return result;
-                });
+        return proxy(DataSource.class, (proxy, method, args) -> {
+            Object result = invoke(target, method, args);
+            return result instanceof Connection c ? connection(c) : result;
+        });
     }
 
     private Connection connection(Connection target) {
         boolean[] finishInTransaction = {false};
-        InvocationHandler h = (proxy, method, args) -> {
+        return proxy(Connection.class, (proxy, method, args) -> {
             String name = method.getName();
-            if (name.equals("prepareStatement") && args != null && args[0] instanceof String sql && isFinish(sql)) {
-                PreparedStatement ps = (PreparedStatement) invoke(target, method, args);
-                return statement(ps, target, finishInTransaction);
+            if (name.equals("prepareStatement") && args[0] instanceof String sql && sql.startsWith(FINISH_MARKER)) {
+                return finishStatement((PreparedStatement) invoke(target, method, args), target, finishInTransaction);
             }
-            if ((name.equals("commit")) && finishInTransaction[0]) {
+            if (name.equals("commit") && finishInTransaction[0]) {
                 finishInTransaction[0] = false;
-                maybeHalt(duringCommit / 2, DURING_COMMIT + "-before", -1);
+                event(Point.BEFORE_COMMIT, -1);
                 Object r = invoke(target, method, args);
-                maybeHalt(duringCommit / 2, DURING_COMMIT + "-after", -1);
+                event(Point.AFTER_COMMIT, -1);
                 return r;
             }
             if (name.equals("rollback") || name.equals("close")) {
                 finishInTransaction[0] = false;
             }
             return invoke(target, method, args);
-        };
-        return (Connection)
-                Proxy.newProxyInstance(CrashPoints.class.getClassLoader(), new Class<?>[] {Connection.class}, h);
+        });
     }
 
-    private PreparedStatement statement(PreparedStatement target, Connection connection, boolean[] finishInTx) {
-        InvocationHandler h = (proxy, method, args) -> {
-            if (method.getName().equals("executeQuery") && (args == null || args.length == 0)) {
-                boolean autoCommit = connection.getAutoCommit();
-                if (autoCommit) {
-                    maybeHalt(duringCommit / 2, DURING_COMMIT + "-before", -1);
-                }
-                Object r = invoke(target, method, args);
-                if (autoCommit) {
-                    maybeHalt(duringCommit / 2, DURING_COMMIT + "-after", -1);
-                } else {
-                    finishInTx[0] = true;
-                }
-                return r;
+    private PreparedStatement finishStatement(
+            PreparedStatement target, Connection connection, boolean[] finishInTransaction) {
+        return proxy(PreparedStatement.class, (proxy, method, args) -> {
+            if (!method.getName().equals("executeQuery") || (args != null && args.length > 0)) {
+                return invoke(target, method, args);
             }
-            return invoke(target, method, args);
-        };
-        return (PreparedStatement)
-                Proxy.newProxyInstance(CrashPoints.class.getClassLoader(), new Class<?>[] {PreparedStatement.class}, h);
+            if (!connection.getAutoCommit()) {
+                finishInTransaction[0] = true; // the points fire around the transaction's commit
+                return invoke(target, method, args);
+            }
+            event(Point.BEFORE_COMMIT, -1);
+            Object r = invoke(target, method, args);
+            event(Point.AFTER_COMMIT, -1);
+            return r;
+        });
     }
 
-    /** Postbox's finish statement: it moves jobs with matching tokens to the archive. */
-    private static boolean isFinish(String sql) {
-        return sql.contains("DELETE FROM outbox_job j USING c") && sql.contains("INSERT INTO outbox_job_archive");
+    @SuppressWarnings("unchecked")
+    private static <T> T proxy(Class<T> type, InvocationHandler handler) {
+        return (T) Proxy.newProxyInstance(CrashPoints.class.getClassLoader(), new Class<?>[] {type}, handler);
     }
 
     private static Object invoke(Object target, Method method, Object[] args) throws Throwable {

@@ -11,10 +11,10 @@ import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
@@ -22,23 +22,25 @@ import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import javax.sql.DataSource;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The webhook receiver: never killed, listens on 127.0.0.1 only, one path per endpoint ({@code
  * /hook/<endpoint>}). It verifies each request's Standard Webhooks signature with {@link
- * WebhookVerifier} (the endpoint's secret), applies the effect under a unique constraint on the
- * {@code webhook-id} (when deduplication is on), logs every request with its arrival time, and
- * injects faults from the run's seed: 5xx before applying, a timeout after applying, 429 with {@code
- * Retry-After} (not on the rate-limited endpoint, whose rate the checker measures), and a dropped
- * connection (before or after applying).
+ * WebhookVerifier} (the endpoint's secret), applies the effect once per {@code webhook-id} (as a
+ * keyed receiver does), records the effect under the payload's own {@code tx} and {@code seq}, logs
+ * every request with its arrival time, and injects faults from the run's seed: 5xx before
+ * applying, a timeout after applying, 429 with {@code Retry-After} (not on the rate-limited
+ * endpoint, whose rate the checker measures), and a dropped connection (before or after applying).
  */
 final class Receiver implements AutoCloseable {
 
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
     private final DataSource ds;
-    private final ChaosConfig config;
+    private final ChaosConfig.ReceiverFaults faults;
     private final SplittableRandom random;
     private final HttpServer server;
     private final Map<String, WebhookVerifier> verifiers = new HashMap<>();
@@ -57,10 +59,15 @@ final class Receiver implements AutoCloseable {
     final AtomicLong faultsReset = new AtomicLong();
     final AtomicLong signatureRejections = new AtomicLong();
 
-    Receiver(DataSource ds, ChaosConfig config, long seed, Map<String, WebhookSecret> secrets, Set<String> no429)
+    Receiver(
+            DataSource ds,
+            ChaosConfig.ReceiverFaults faults,
+            long seed,
+            Map<String, WebhookSecret> secrets,
+            Set<String> no429)
             throws IOException {
         this.ds = ds;
-        this.config = config;
+        this.faults = faults;
         this.random = new SplittableRandom(seed);
         this.no429 = Set.copyOf(no429);
         secrets.forEach((name, secret) ->
@@ -86,9 +93,9 @@ final class Receiver implements AutoCloseable {
         }
     }
 
-    private static final Pattern EVENT = Pattern.compile("\"event\"\\s*:\\s*\"([^\"]+)\"");
-    private static final Pattern SEQ = Pattern.compile("\"seq\"\\s*:\\s*(\\d+)");
-    private static final Pattern ORDERING_KEY = Pattern.compile("\"ok\"\\s*:\\s*\"([^\"]+)\"");
+    /** What one request carries: its webhook-id and the producer's fields from its payload. */
+    private record Request(
+            String endpoint, String webhookId, Long sentSeconds, Long tx, Long seq, String orderingKey) {}
 
     private void handle(HttpExchange exchange) throws IOException {
         long arrival = System.currentTimeMillis();
@@ -101,8 +108,10 @@ final class Receiver implements AutoCloseable {
         String endpoint = path.substring(path.lastIndexOf('/') + 1);
         try {
             WebhookVerifier verifier = verifiers.get(endpoint);
+            String claimedId = exchange.getRequestHeaders().getFirst(WebhookVerifier.ID_HEADER);
+            Long sent = seconds(exchange.getRequestHeaders().getFirst(WebhookVerifier.TIMESTAMP_HEADER));
             if (verifier == null) {
-                log(null, null, endpoint, "unknown-endpoint", false, arrival);
+                log(new Request(endpoint, claimedId, sent, null, null, null), "unknown-endpoint", false, arrival);
                 exchange.sendResponseHeaders(404, -1);
                 return;
             }
@@ -111,55 +120,19 @@ final class Receiver implements AutoCloseable {
                 verified = verifier.verify(exchange.getRequestHeaders()::getFirst, body);
             } catch (WebhookVerificationException e) {
                 signatureRejections.incrementAndGet();
-                log(
-                        exchange.getRequestHeaders().getFirst(WebhookVerifier.ID_HEADER),
-                        null,
-                        endpoint,
-                        "bad-signature",
-                        false,
-                        arrival);
+                log(new Request(endpoint, claimedId, sent, null, null, null), "bad-signature", false, arrival);
                 exchange.sendResponseHeaders(401, -1);
                 return;
             }
-            String id = verified.messageId();
-            String text = new String(body, StandardCharsets.UTF_8);
-            String event = group(EVENT, text);
-            // A direct send is known by its webhook-id ("<endpoint>:<intent key>"); a fan-out delivery
-            // by its event and endpoint (its webhook-id is "<event job id>:<endpoint>").
-            String intentKey = event != null ? event : id;
-            String effectKey = event != null ? event + "@" + endpoint : id;
-            String orderingKey = group(ORDERING_KEY, text);
-            String seqText = group(SEQ, text);
-            long seq = seqText == null ? 0 : Long.parseLong(seqText);
-            Effect effect = new Effect(id, effectKey, intentKey, endpoint, orderingKey, seq);
-            double r = roll();
-            double p = 0;
-            if (r < (p += config.receiver5xx())) {
-                faults5xx.incrementAndGet();
-                log(id, intentKey, endpoint, "503", false, arrival);
-                exchange.sendResponseHeaders(503, -1);
-            } else if (r < (p += config.receiver429()) && !no429.contains(endpoint)) {
-                faults429.incrementAndGet();
-                log(id, intentKey, endpoint, "429", false, arrival);
-                exchange.getResponseHeaders().set("Retry-After", "1");
-                exchange.sendResponseHeaders(429, -1);
-            } else if (r < (p += config.receiverReset())) {
-                faultsReset.incrementAndGet();
-                boolean applyFirst = roll() < 0.5;
-                boolean applied = applyFirst && apply(effect);
-                log(id, intentKey, endpoint, applyFirst ? "reset-after-apply" : "reset", applied, arrival);
-                // Close without a response: the client sees the connection end mid-request.
-            } else if (r < (p += config.receiverTimeoutAfterApply())) {
-                faultsTimeout.incrementAndGet();
-                boolean applied = apply(effect);
-                log(id, intentKey, endpoint, "timeout-after-apply", applied, arrival);
-                sleep(WorkerMain.HTTP_TIMEOUT.toMillis() + 500);
-                exchange.sendResponseHeaders(200, -1);
-            } else {
-                boolean applied = apply(effect);
-                log(id, intentKey, endpoint, "ok", applied, arrival);
-                exchange.sendResponseHeaders(applied ? 204 : 200, -1);
-            }
+            JsonNode payload = JSON.readTree(body);
+            Request request = new Request(
+                    endpoint,
+                    verified.messageId(),
+                    sent,
+                    number(payload, "tx"),
+                    number(payload, "seq"),
+                    payload.hasNonNull("ok") ? payload.get("ok").asString() : null);
+            respond(exchange, request, arrival);
         } catch (SQLException | RuntimeException e) {
             exchange.sendResponseHeaders(500, -1);
         } finally {
@@ -167,43 +140,87 @@ final class Receiver implements AutoCloseable {
         }
     }
 
-    private record Effect(
-            String webhookId, String effectKey, String intentKey, String endpoint, String orderingKey, long seq) {}
-
-    private static String group(Pattern pattern, String text) {
-        Matcher m = pattern.matcher(text);
-        return m.find() ? m.group(1) : null;
+    private void respond(HttpExchange exchange, Request request, long arrival) throws IOException, SQLException {
+        double r = roll();
+        double p = 0;
+        if (r < (p += faults.error5xx())) {
+            faults5xx.incrementAndGet();
+            log(request, "503", false, arrival);
+            exchange.sendResponseHeaders(503, -1);
+        } else if (r < (p += faults.tooManyRequests()) && !no429.contains(request.endpoint())) {
+            faults429.incrementAndGet();
+            log(request, "429", false, arrival);
+            exchange.getResponseHeaders().set("Retry-After", "1");
+            exchange.sendResponseHeaders(429, -1);
+        } else if (r < (p += faults.reset())) {
+            faultsReset.incrementAndGet();
+            boolean applyFirst = roll() < 0.5;
+            boolean applied = applyFirst && apply(request);
+            log(request, applyFirst ? "reset-after-apply" : "reset", applied, arrival);
+            // Close without a response: the client sees the connection end mid-request.
+        } else if (r < (p += faults.timeoutAfterApply())) {
+            faultsTimeout.incrementAndGet();
+            boolean applied = apply(request);
+            log(request, "timeout-after-apply", applied, arrival);
+            sleep(WorkerMain.HTTP_TIMEOUT.toMillis() + 500);
+            exchange.sendResponseHeaders(200, -1);
+        } else {
+            boolean applied = apply(request);
+            log(request, "ok", applied, arrival);
+            exchange.sendResponseHeaders(applied ? 204 : 200, -1);
+        }
     }
 
-    /** Applies the effect; {@code false} when this webhook-id's effect was already applied (dedup). */
-    private boolean apply(Effect e) throws SQLException {
-        String sql = "INSERT INTO chaos_receiver_effect (idem_key, effect_key, intent_key, endpoint, ordering_key, seq)"
-                + " VALUES (?, ?, ?, ?, ?, ?)"
-                + (config.receiverDedup() ? " ON CONFLICT (idem_key) DO NOTHING" : "");
+    private static Long seconds(String header) {
+        try {
+            return header == null ? null : Long.parseLong(header.trim());
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    private static Long number(JsonNode payload, String field) {
+        JsonNode n = payload.get(field);
+        return n != null && n.isIntegralNumber() ? n.asLong() : null;
+    }
+
+    /** Applies the effect; {@code false} when this webhook-id's effect was already applied. */
+    private boolean apply(Request r) throws SQLException {
         try (Connection c = ds.getConnection();
-                PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setString(1, e.webhookId());
-            ps.setString(2, e.effectKey());
-            ps.setString(3, e.intentKey());
-            ps.setString(4, e.endpoint());
-            ps.setString(5, e.orderingKey());
-            ps.setLong(6, e.seq());
+                PreparedStatement ps = c.prepareStatement(
+                        "INSERT INTO chaos_effect (target, tx, seq, ordering_key, webhook_id) VALUES (?, ?, ?, ?, ?)"
+                                + " ON CONFLICT (webhook_id) WHERE webhook_id IS NOT NULL DO NOTHING")) {
+            ps.setString(1, r.endpoint());
+            setLong(ps, 2, r.tx());
+            setLong(ps, 3, r.seq());
+            ps.setString(4, r.orderingKey());
+            ps.setString(5, r.webhookId());
             return ps.executeUpdate() == 1;
         }
     }
 
-    private void log(String id, String intentKey, String endpoint, String fault, boolean applied, long arrival)
-            throws SQLException {
+    private void log(Request r, String fault, boolean applied, long arrival) throws SQLException {
         try (Connection c = ds.getConnection();
-                PreparedStatement ps = c.prepareStatement("INSERT INTO chaos_delivery"
-                        + " (idem_key, intent_key, endpoint, fault, applied, arrival_ms) VALUES (?, ?, ?, ?, ?, ?)")) {
-            ps.setString(1, id);
-            ps.setString(2, intentKey);
-            ps.setString(3, endpoint);
-            ps.setString(4, fault);
-            ps.setBoolean(5, applied);
-            ps.setLong(6, arrival);
+                PreparedStatement ps = c.prepareStatement(
+                        "INSERT INTO chaos_delivery"
+                                + " (endpoint, webhook_id, tx, seq, fault, applied, arrival_ms, sent_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+            ps.setString(1, r.endpoint());
+            ps.setString(2, r.webhookId());
+            setLong(ps, 3, r.tx());
+            setLong(ps, 4, r.seq());
+            ps.setString(5, fault);
+            ps.setBoolean(6, applied);
+            ps.setLong(7, arrival);
+            setLong(ps, 8, r.sentSeconds());
             ps.executeUpdate();
+        }
+    }
+
+    private static void setLong(PreparedStatement ps, int i, Long v) throws SQLException {
+        if (v == null) {
+            ps.setNull(i, Types.BIGINT);
+        } else {
+            ps.setLong(i, v);
         }
     }
 

@@ -15,9 +15,9 @@ final class Report {
 
     private final ChaosConfig config;
     private final ChaosResult result;
-    private final ChaosDriver.Timeline timeline;
+    private final Timeline timeline;
 
-    Report(ChaosConfig config, ChaosResult result, ChaosDriver.Timeline timeline) {
+    Report(ChaosConfig config, ChaosResult result, Timeline timeline) {
         this.config = config;
         this.result = result;
         this.timeline = timeline;
@@ -32,11 +32,9 @@ final class Report {
     String json() {
         StringBuilder b = new StringBuilder("{\n");
         Map<String, Object> values = result.values();
-        int i = 0;
         for (Map.Entry<String, Object> e : values.entrySet()) {
             b.append("  \"").append(e.getKey()).append("\": ").append(value(e.getValue()));
             b.append(",\n");
-            i++;
         }
         Histogram h = result.latency();
         b.append("  \"enqueueToEffectMillis\": {");
@@ -81,13 +79,14 @@ final class Report {
                 .append(config.seed())
                 .append("`)  \n");
         b.append("Workers: ")
-                .append(config.workers())
-                .append(
-                        " Spring Boot worker processes (postbox-spring-boot-starter + postbox-delivery-http), visibility timeout ")
-                .append(config.visibilityTimeout().toMillis())
-                .append(" ms, heartbeat ")
-                .append(config.heartbeatInterval().toMillis())
-                .append(" ms.  \n");
+                .append(config.workload().workers())
+                .append(" Spring Boot worker processes (postbox-spring-boot-starter + postbox-delivery-http), ")
+                .append(config.engine())
+                .append(".  \n");
+        b.append("Controls: ")
+                .append(config.controls().isEmpty() ? "none" : config.controls())
+                .append("  \n");
+        b.append("Coverage: ").append(result.values().get("coverage")).append("  \n");
         List<String> failures = Checker.failures(result);
         b.append("Failures: ")
                 .append(failures.isEmpty() ? "none" : String.join(", ", failures))
@@ -96,7 +95,6 @@ final class Report {
         for (Map.Entry<String, Object> e : result.values().entrySet()) {
             b.append("| ").append(e.getKey()).append(" | ").append(e.getValue()).append(" |\n");
         }
-        b.append("\n`rateLimitViolations` is 0 by construction until cluster-wide rate limits land.\n");
         b.append("\n## Enqueue-to-effect latency (HdrHistogram)\n\n");
         Histogram h = result.latency();
         b.append("Effects measured: ").append(h.getTotalCount()).append("\n\n| percentile | ms |\n|---|---|\n");
@@ -108,9 +106,9 @@ final class Report {
                     .append(" |\n");
         }
         b.append("\n## Fault timeline\n\n| t (s) | event | worker | detail |\n|---|---|---|---|\n");
-        List<ChaosDriver.Timeline.Event> events = timeline.events();
+        List<Timeline.Event> events = timeline.events();
         for (int i = 0; i < events.size() && i < TIMELINE_LIMIT; i++) {
-            ChaosDriver.Timeline.Event e = events.get(i);
+            Timeline.Event e = events.get(i);
             b.append(String.format(
                     java.util.Locale.ROOT,
                     "| %.1f | %s | %s | %s |%n",

@@ -5,6 +5,7 @@ import dev.postbox.JobRequest;
 import dev.postbox.Outbox;
 import dev.postbox.cron.internal.ScheduleStore;
 import dev.postbox.cron.internal.ScheduleStore.DueSchedule;
+import dev.postbox.internal.NegativeControls;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Savepoint;
@@ -240,7 +241,8 @@ public final class ScheduleMaterializer implements AutoCloseable {
                         lastJobId);
                 continue;
             }
-            String fireKey = definition.fireKey(fire);
+            // The negative control drops the fire key, the second guard of exactly once per fire.
+            @Nullable String fireKey = NegativeControls.CRON_WITHOUT_FIRE_KEY ? null : definition.fireKey(fire);
             EnqueueResult result = outbox.enqueue(
                     c,
                     JobRequest.builder(definition.kind())

@@ -242,7 +242,7 @@ public final class JobRunner {
                     List.of(new JobStore.Completion(claimed.id(), claimed.token(), durationMillis)),
                     "done",
                     config.attemptLog() == AttemptLogLevel.ALL);
-            if (finished.isEmpty()) {
+            if (finished.isEmpty() && !NegativeControls.UNFENCED_COMPLETION) {
                 throw new StaleLeaseException(claimed.id(), claimed.token());
             }
         } catch (SQLException e) {

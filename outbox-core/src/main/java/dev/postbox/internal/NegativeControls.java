@@ -10,8 +10,8 @@ import org.slf4j.Logger;
  * the checker notices (a run judged valid with the defect in place means the checker is blind).
  *
  * <p>Each flag is read once, when this class loads, from the system property {@code
- * postbox.control.<name>} ({@code -Dpostbox.control.chargeAtClaim=true}). The engine logs a
- * warning at start when any flag is on.
+ * postbox.control.<name>} ({@code -Dpostbox.control.chargeAtClaim=true}), and is checked at
+ * the one place where its defect lives. The engine logs a warning at start when any flag is on.
  */
 public final class NegativeControls {
 
@@ -24,6 +24,26 @@ public final class NegativeControls {
      */
     public static final boolean CHARGE_AT_CLAIM = flag("chargeAtClaim");
 
+    /**
+     * {@code unfencedCompletion}: a transactional handler's writes commit even when its completion
+     * found the lease token stale, as in an engine whose completion ignores the token (a worker
+     * that lost its lease commits its effect a second time).
+     */
+    public static final boolean UNFENCED_COMPLETION = flag("unfencedCompletion");
+
+    /**
+     * {@code ignoreOrderingKey}: the claim takes jobs that share an ordering key while an earlier
+     * one of the key is still live, so they run concurrently and out of order.
+     */
+    public static final boolean IGNORE_ORDERING_KEY = flag("ignoreOrderingKey");
+
+    /**
+     * {@code cronWithoutFireKey}: the schedule materialiser enqueues fires without their fire key,
+     * so a fire planned twice (after a timing change re-registers a schedule that a skewed node had
+     * already planned ahead) becomes two jobs.
+     */
+    public static final boolean CRON_WITHOUT_FIRE_KEY = flag("cronWithoutFireKey");
+
     private NegativeControls() {}
 
     private static boolean flag(String name) {
@@ -35,6 +55,15 @@ public final class NegativeControls {
         List<String> on = new ArrayList<>();
         if (CHARGE_AT_CLAIM) {
             on.add(PREFIX + "chargeAtClaim");
+        }
+        if (UNFENCED_COMPLETION) {
+            on.add(PREFIX + "unfencedCompletion");
+        }
+        if (IGNORE_ORDERING_KEY) {
+            on.add(PREFIX + "ignoreOrderingKey");
+        }
+        if (CRON_WITHOUT_FIRE_KEY) {
+            on.add(PREFIX + "cronWithoutFireKey");
         }
         return on;
     }

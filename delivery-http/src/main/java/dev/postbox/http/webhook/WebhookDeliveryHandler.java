@@ -9,6 +9,7 @@ import dev.postbox.http.AttemptResult;
 import dev.postbox.http.DeliveryRequest;
 import dev.postbox.http.HttpDelivery;
 import dev.postbox.http.WebhookSigner;
+import dev.postbox.http.internal.NegativeControls;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
@@ -78,6 +79,7 @@ public final class WebhookDeliveryHandler implements JobHandler {
         this.line = line;
         this.listener = listener;
         this.settings = settings;
+        NegativeControls.warnIfEnabled(log);
     }
 
     @Override
@@ -169,12 +171,16 @@ public final class WebhookDeliveryHandler implements JobHandler {
     }
 
     private PermitPool newPool(Endpoint endpoint) {
+        // The negative control: a bucket of this process's own, instead of the endpoint's cluster-wide one.
+        String bucket = NegativeControls.RATE_LIMIT_PER_PROCESS
+                ? endpoint.name() + "@" + ProcessHandle.current().pid()
+                : endpoint.name();
         try {
-            rateLimits.configure(endpoint.name(), endpoint.ratePerSecond().orElseThrow(), endpoint.burst());
+            rateLimits.configure(bucket, endpoint.ratePerSecond().orElseThrow(), endpoint.burst());
         } catch (SQLException e) {
             throw new IllegalStateException("creating the rate bucket of endpoint " + endpoint.name() + " failed", e);
         }
-        return new PermitPool(endpoint.name(), rateLimits, settings.leaseChunk(), settings.permitTtl());
+        return new PermitPool(bucket, rateLimits, settings.leaseChunk(), settings.permitTtl());
     }
 
     private void snooze(String endpoint, Duration wait, String what) {
@@ -194,7 +200,7 @@ public final class WebhookDeliveryHandler implements JobHandler {
     private DeliveryRequest request(Job job, Endpoint endpoint) {
         DeliveryRequest.Builder request = DeliveryRequest.builder()
                 .url(endpoint.url())
-                .messageId(job.stableKey())
+                .messageId(messageId(job))
                 .body(job.payloadJson())
                 .signer(WebhookSigner.of(endpoint.secrets()))
                 .traceparent(job.headers().get("traceparent"))
@@ -205,6 +211,13 @@ public final class WebhookDeliveryHandler implements JobHandler {
             request.header(EVENT_TYPE_HTTP_HEADER, eventType);
         }
         return request.build();
+    }
+
+    /** Every attempt of a job carries the same id: the job's stable key. */
+    private static String messageId(Job job) {
+        return NegativeControls.WEBHOOK_ID_PER_ATTEMPT
+                ? job.stableKey() + "-attempt-" + job.attempt()
+                : job.stableKey();
     }
 
     private void conclude(Job job, Endpoint endpoint, AttemptResult r) {

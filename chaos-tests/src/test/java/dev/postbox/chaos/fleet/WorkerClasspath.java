@@ -1,4 +1,4 @@
-package dev.postbox.chaos;
+package dev.postbox.chaos.fleet;
 
 import java.io.File;
 import java.io.IOException;
@@ -21,11 +21,11 @@ import java.util.stream.Stream;
  * can only hold classes from jars ("Cannot have non-empty directory in paths"), and workers must not
  * load classes from a directory that a concurrent build may be rewriting.
  */
-final class WorkerClasspath {
+public final class WorkerClasspath {
 
     private WorkerClasspath() {}
 
-    static synchronized String build(Path dir) throws IOException {
+    public static synchronized String build(Path dir) throws IOException {
         List<String> entries = new ArrayList<>();
         for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
             Path p = Path.of(entry);

@@ -1,4 +1,4 @@
-package dev.postbox.chaos;
+package dev.postbox.chaos.incident;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -19,15 +19,15 @@ final class IncidentReport {
 
     private IncidentReport() {}
 
-    static void write(List<IncidentDriver.Run> runs, Path dir) throws IOException {
+    static void write(List<IncidentRun.Result> runs, Path dir) throws IOException {
         Files.createDirectories(dir);
         Files.writeString(dir.resolve("incident-timeline.json"), json(runs), StandardCharsets.UTF_8);
         Files.writeString(dir.resolve("incident-timeline.md"), markdown(runs), StandardCharsets.UTF_8);
     }
 
-    static String json(List<IncidentDriver.Run> runs) {
+    static String json(List<IncidentRun.Result> runs) {
         List<Map<String, Object>> out = new ArrayList<>();
-        for (IncidentDriver.Run r : runs) {
+        for (IncidentRun.Result r : runs) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("values", r.values());
             m.put("events", r.events());
@@ -41,12 +41,12 @@ final class IncidentReport {
         return new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n";
     }
 
-    static String markdown(List<IncidentDriver.Run> runs) {
+    static String markdown(List<IncidentRun.Result> runs) {
         StringBuilder b = new StringBuilder();
         b.append("# Poison-pill incident: timeline\n\n");
         b.append("Reproduced scenario (`PoisonPillIncidentTest`), not a production event. Times are seconds")
                 .append(" after the clock jump that made every job due at once.\n\n");
-        for (IncidentDriver.Run r : runs) {
+        for (IncidentRun.Result r : runs) {
             Map<String, Object> v = r.values();
             b.append("## Run `")
                     .append(v.get("name"))
@@ -68,7 +68,7 @@ final class IncidentReport {
                         .append(" |\n");
             }
             b.append("\n### Events\n\n| t (s) | source | event |\n|---:|---|---|\n");
-            for (IncidentDriver.Event e : r.events()) {
+            for (IncidentTimeline.Event e : r.events()) {
                 b.append("| ")
                         .append(seconds(e.tMs()))
                         .append(" | ")
@@ -81,7 +81,7 @@ final class IncidentReport {
             b.append("| t (s) | oldest due age (s) | due | scheduled | running | DLQ depth | effects |")
                     .append(" worker crashes | workers up | poison (state attempts/budget) |\n");
             b.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
-            for (IncidentDriver.Sample s : r.samples()) {
+            for (IncidentTimeline.Sample s : r.samples()) {
                 b.append("| ")
                         .append(seconds(s.tMs()))
                         .append(" | ")

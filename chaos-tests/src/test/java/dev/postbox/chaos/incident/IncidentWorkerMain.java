@@ -1,4 +1,4 @@
-package dev.postbox.chaos;
+package dev.postbox.chaos.incident;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -29,8 +29,9 @@ import org.springframework.jdbc.datasource.DataSourceUtils;
  *       that triggers a native crash, an OOM kill or {@code System.exit} in a library would.
  * </ul>
  *
- * Kept apart from {@link WorkerMain} on purpose: the incident needs its own handlers, and
- * WorkerMain moves to the Spring Boot starter independently.
+ * Every handler prints the harness's {@code START <job id> <kind>} marker first. Kept apart from the
+ * chaos suite's Spring Boot worker on purpose: the incident needs its own handlers and a plain
+ * engine that starts in well under a second.
  */
 public final class IncidentWorkerMain {
 
@@ -48,7 +49,9 @@ public final class IncidentWorkerMain {
         String jdbcUrl = required("incident.jdbcUrl");
         String workerId = required("incident.workerId");
         Duration visibility = Duration.ofMillis(Long.getLong("incident.visibilityMs", 2000));
-        int concurrency = Integer.getInteger("incident.concurrency", 8);
+        int concurrency = Integer.getInteger("incident.concurrency", PostboxConfig.DEFAULT_CONCURRENCY);
+        int claimBatchSize = Integer.getInteger("incident.claimBatchSize", PostboxConfig.DEFAULT_CLAIM_BATCH_SIZE);
+        int prefetch = Integer.getInteger("incident.prefetch", 2 * claimBatchSize);
 
         HikariConfig hc = new HikariConfig();
         hc.setJdbcUrl(jdbcUrl);
@@ -65,10 +68,14 @@ public final class IncidentWorkerMain {
         RetryPolicy flakyPolicy =
                 RetryPolicy.custom().base(FLAKY_BACKOFF).cap(FLAKY_BACKOFF).build();
 
-        HandlerRegistration herd = HandlerRegistration.of(HERD, job -> effect(ds, job, workerId))
+        HandlerRegistration herd = HandlerRegistration.of(HERD, job -> {
+                    started(job);
+                    effect(ds, job, workerId);
+                })
                 .transactional()
                 .retryPolicy(regular);
         HandlerRegistration flaky = HandlerRegistration.of(FLAKY, job -> {
+                    started(job);
                     if (job.attempt() == 1) {
                         throw new IllegalStateException("downstream unavailable (flaky job, first attempt)");
                     }
@@ -77,6 +84,7 @@ public final class IncidentWorkerMain {
                 .transactional()
                 .retryPolicy(flakyPolicy);
         HandlerRegistration poison = HandlerRegistration.of(POISON, job -> {
+                    started(job);
                     System.out.println("POISON job=" + job.id() + " attempt=" + job.attempt() + " worker=" + workerId
                             + " halting");
                     System.out.flush();
@@ -88,8 +96,8 @@ public final class IncidentWorkerMain {
                 .config(PostboxConfig.custom()
                         .workerId(workerId)
                         .concurrency(concurrency)
-                        .claimBatchSize(16)
-                        .prefetch(16)
+                        .claimBatchSize(claimBatchSize)
+                        .prefetch(prefetch)
                         .pollInterval(Duration.ofMillis(250))
                         .visibilityTimeout(visibility)
                         .heartbeatInterval(Duration.ofMillis(Math.max(100, visibility.toMillis() / 4)))
@@ -111,6 +119,11 @@ public final class IncidentWorkerMain {
             ds.close();
         }));
         Thread.currentThread().join();
+    }
+
+    /** The harness's start marker (the analysis counts started attempts from it, not from Postbox's tables). */
+    private static void started(Job job) {
+        System.out.println("START " + job.id() + " " + job.kind());
     }
 
     /** The job's effect, in the transaction that completes it; a repeat is counted, not hidden. */

@@ -1,0 +1,66 @@
+package dev.postbox.chaos;
+
+import dev.postbox.http.EndpointTimeouts;
+import dev.postbox.http.WebhookSecret;
+import dev.postbox.http.webhook.Endpoint;
+import dev.postbox.http.webhook.EndpointRegistry;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The receiver's endpoints in {@code outbox_endpoint}: all keyed and signed (each with its own
+ * secret), 1 s timeouts (the receiver's "timeout after apply" takes longer), the regular retry
+ * policy; {@link #RX_LIMITED} rate-limited cluster-wide; the subscribers receive every {@link
+ * #EVENT_TYPE} event.
+ */
+final class ChaosEndpoints {
+
+    /** Endpoint of direct (keyed, signed) webhook sends, no rate limit. */
+    static final String RX = "rx";
+    /** Endpoint with a cluster-wide rate limit; the checker measures its arrival rate. */
+    static final String RX_LIMITED = "rxlimited";
+
+    static final double LIMITED_RATE = 10;
+    static final int LIMITED_BURST = 5;
+    /** Event type of published (fan-out) events, and its subscribers. */
+    static final String EVENT_TYPE = "chaos.event";
+
+    static final List<String> SUBSCRIBERS = List.of("sub1", "sub2", "sub3", "sub4", "sub5");
+
+    private ChaosEndpoints() {}
+
+    static List<String> names() {
+        List<String> names = new ArrayList<>(List.of(RX, RX_LIMITED));
+        names.addAll(SUBSCRIBERS);
+        return names;
+    }
+
+    /** A fresh secret per endpoint, by name. */
+    static Map<String, WebhookSecret> newSecrets() {
+        Map<String, WebhookSecret> secrets = new LinkedHashMap<>();
+        for (String name : names()) {
+            secrets.put(name, WebhookSecret.generate());
+        }
+        return secrets;
+    }
+
+    static void register(EndpointRegistry endpoints, Receiver receiver, Map<String, WebhookSecret> secrets) {
+        EndpointTimeouts timeouts =
+                new EndpointTimeouts(WorkerMain.HTTP_TIMEOUT, WorkerMain.HTTP_TIMEOUT, WorkerMain.HTTP_TIMEOUT);
+        for (String name : names()) {
+            Endpoint.Builder b = Endpoint.builder(name, receiver.url(name))
+                    .secret(secrets.get(name))
+                    .timeouts(timeouts)
+                    .retryPolicy(WorkerMain.REGULAR);
+            if (name.equals(RX_LIMITED)) {
+                b.rateLimit(LIMITED_RATE, LIMITED_BURST);
+            }
+            if (SUBSCRIBERS.contains(name)) {
+                b.subscribe(EVENT_TYPE);
+            }
+            endpoints.register(b.build());
+        }
+    }
+}

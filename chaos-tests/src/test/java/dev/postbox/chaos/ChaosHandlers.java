@@ -1,0 +1,122 @@
+package dev.postbox.chaos;
+
+import dev.postbox.Job;
+import dev.postbox.spring.OutboxHandler;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import javax.sql.DataSource;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * The chaos worker's own handlers, found by the starter through {@link OutboxHandler}. Each one
+ * prints its start marker first ({@link CrashPoints#started}); the transactional ones write their
+ * effect in the engine's completing transaction, keyed by the payload's {@code tx} and {@code seq},
+ * and print {@code ROLLBACK <job id> <tx> <seq> <wall ms>} when that transaction rolls back (how
+ * the checker sees a fenced zombie without asking the engine).
+ */
+public final class ChaosHandlers {
+
+    /** Under the {@link Control#LOST} control, unordered local jobs whose seq is a multiple of this lose their effect. */
+    static final int LOST_EVERY = 50;
+
+    private final DataSource dataSource;
+    private final CrashPoints crash;
+    private final String workerId;
+    private final int workMaxMillis;
+    private final boolean lostControl;
+
+    ChaosHandlers(DataSource dataSource, CrashPoints crash, String workerId, int workMaxMillis, boolean lostControl) {
+        this.dataSource = dataSource;
+        this.crash = crash;
+        this.workerId = workerId;
+        this.workMaxMillis = workMaxMillis;
+        this.lostControl = lostControl;
+    }
+
+    @OutboxHandler(value = WorkerMain.LOCAL, transactional = true, backoffBase = "100ms", backoffCap = "2s")
+    public void local(Job job) throws SQLException, InterruptedException {
+        crash.started(job);
+        Map<?, ?> payload = job.payload(Map.class);
+        long tx = ((Number) payload.get("tx")).longValue();
+        long seq = ((Number) payload.get("seq")).longValue();
+        String orderingKey = (String) payload.get("ok");
+        if (workMaxMillis > 0) {
+            Thread.sleep(ThreadLocalRandom.current().nextInt(workMaxMillis + 1));
+        }
+        boolean skipped = lostControl && orderingKey == null && seq % LOST_EVERY == 0;
+        if (!skipped) {
+            inTransaction(c -> {
+                try (PreparedStatement ps = c.prepareStatement("INSERT INTO chaos_effect"
+                        + " (target, tx, seq, ordering_key, worker) VALUES ('local', ?, ?, ?, ?)")) {
+                    ps.setLong(1, tx);
+                    ps.setLong(2, seq);
+                    ps.setString(3, orderingKey);
+                    ps.setString(4, workerId);
+                    ps.executeUpdate();
+                }
+            });
+            reportRollback(job.id(), tx + " " + seq);
+        }
+        crash.afterHandler(job);
+    }
+
+    @OutboxHandler(
+            value = WorkerMain.POISON,
+            maxAttempts = WorkerMain.POISON_BUDGET,
+            backoffBase = "50ms",
+            backoffCap = "200ms")
+    public void poison(Job job) {
+        crash.started(job);
+        throw new IllegalStateException("poison job " + job.stableKey() + " always fails");
+    }
+
+    @OutboxHandler(value = WorkerMain.CRON, transactional = true, backoffBase = "100ms", backoffCap = "2s")
+    public void cron(Job job) throws SQLException {
+        crash.started(job);
+        Instant fireAt = Instant.parse((String) job.payload(Map.class).get("fireAt"));
+        inTransaction(c -> {
+            try (PreparedStatement ps =
+                    c.prepareStatement("INSERT INTO chaos_cron_fire (fire_at, worker) VALUES (?, ?)")) {
+                ps.setTimestamp(1, Timestamp.from(fireAt));
+                ps.setString(2, workerId);
+                ps.executeUpdate();
+            }
+        });
+        crash.afterHandler(job);
+    }
+
+    private interface Write {
+        void run(Connection c) throws SQLException;
+    }
+
+    /** Joins the engine's transaction (the one that completes the job under its fencing token). */
+    private void inTransaction(Write write) throws SQLException {
+        Connection c = DataSourceUtils.getConnection(dataSource);
+        try {
+            write.run(c);
+        } finally {
+            DataSourceUtils.releaseConnection(c, dataSource);
+        }
+    }
+
+    private static void reportRollback(long jobId, String key) {
+        if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+            return;
+        }
+        TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+            @Override
+            public void afterCompletion(int status) {
+                if (status != STATUS_COMMITTED) {
+                    System.out.println("ROLLBACK " + jobId + " " + key + " " + System.currentTimeMillis());
+                }
+            }
+        });
+    }
+}

@@ -1,0 +1,413 @@
+package dev.postbox.chaos;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.postbox.JobRequest;
+import dev.postbox.Postbox;
+import dev.postbox.SchemaInstaller;
+import dev.postbox.chaos.fleet.Incarnation;
+import dev.postbox.chaos.fleet.RunDatabase;
+import dev.postbox.chaos.fleet.WorkerFleet;
+import dev.postbox.chaos.fleet.WorkerJvm;
+import dev.postbox.chaos.fleet.WorkerLogs;
+import dev.postbox.chaos.fleet.WorkerSlot;
+import dev.postbox.http.HttpDelivery;
+import dev.postbox.http.SsrfPolicy;
+import dev.postbox.http.WebhookSecret;
+import dev.postbox.http.webhook.HttpDeliveryModule;
+import dev.postbox.testing.TestDatabase;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one chaos experiment: a fresh database, K worker processes (and the cron node), a producer
+ * and a receiver in this JVM, the weather from the seed; then drains, checks and writes the report
+ * ({@code <name>.json}, {@code <name>.md}).
+ */
+public final class ChaosRun {
+
+    private static final Logger log = LoggerFactory.getLogger(ChaosRun.class);
+    private static final String LOGBACK = "chaos-logback.xml";
+
+    private final ChaosConfig config;
+    private final SplittableRandom random;
+    private final SplittableRandom crashPlans;
+    private final Timeline timeline = new Timeline();
+    private final Map<CrashPoints.Point, AtomicInteger> halts = new EnumMap<>(CrashPoints.Point.class);
+    private final AtomicInteger unexpectedExits = new AtomicInteger();
+    private final AtomicInteger armed = new AtomicInteger();
+
+    public ChaosRun(ChaosConfig config) {
+        this.config = config;
+        this.random = new SplittableRandom(config.seed());
+        this.crashPlans = random.split();
+        for (CrashPoints.Point p : CrashPoints.Point.values()) {
+            halts.put(p, new AtomicInteger());
+        }
+    }
+
+    /** A run from the command line: the CI profile, or the soak with {@code -Dchaos.profile=soak}; {@code chaos.*} overrides apply. */
+    public static void main(String[] args) throws Exception {
+        ChaosConfig profile =
+                "soak".equals(System.getProperty("chaos.profile")) ? ChaosConfig.soak() : ChaosConfig.ci();
+        ChaosResult result = new ChaosRun(profile.withSystemProperties()).run();
+        System.exit(result.valid() && result.coverageGaps().isEmpty() ? 0 : 1);
+    }
+
+    public ChaosResult run() throws Exception {
+        log.info(
+                "Chaos run '{}' with seed {} (replay with -Dchaos.seed={})",
+                config.name(),
+                config.seed(),
+                config.seed());
+        System.out.println("CHAOS SEED " + config.seed() + " (" + config.name() + ")");
+        ChaosConfig.Server server = config.server();
+        try (OwnedPostgres owned = server.jdbcUrl() == null && server.own() ? OwnedPostgres.start() : null) {
+            String adminUrl = server.jdbcUrl() != null
+                    ? server.jdbcUrl()
+                    : owned != null ? owned.adminUrl() : TestDatabase.adminUrl();
+            try (RunDatabase db = RunDatabase.create(adminUrl, "chaos");
+                    HikariDataSource ds = db.pool("chaos-driver", 4);
+                    HikariDataSource receiverDs = db.pool("chaos-receiver", 8)) {
+                new SchemaInstaller(ds).install();
+                ChaosSchema.install(ds);
+                return run(db, ds, receiverDs, owned);
+            }
+        }
+    }
+
+    private ChaosResult run(RunDatabase db, HikariDataSource ds, HikariDataSource receiverDs, OwnedPostgres owned)
+            throws Exception {
+        Map<String, WebhookSecret> secrets = ChaosEndpoints.newSecrets();
+        AtomicReference<Postbox> engine = new AtomicReference<>();
+        try (Receiver receiver = new Receiver(
+                        receiverDs,
+                        config.receiver(),
+                        random.nextLong(),
+                        secrets,
+                        java.util.Set.of(ChaosEndpoints.RX_LIMITED));
+                HttpDeliveryModule http = HttpDeliveryModule.builder(ds, engine::get)
+                        .delivery(HttpDelivery.builder()
+                                .ssrfPolicy(SsrfPolicy.custom()
+                                        .allow("127.0.0.1/32")
+                                        .build())
+                                .build())
+                        .build()) {
+            ChaosEndpoints.register(http.endpoints(), receiver, secrets);
+            // The producer's side of Postbox and delivery-http; never started.
+            Postbox postbox = http.installInto(Postbox.builder(ds)).build();
+            engine.set(postbox);
+            Path logDir = config.reportDir().resolve(config.name() + "-workers");
+            WorkerJvm jvm = WorkerJvm.forTestClasses(config.reportDir());
+            if (Boolean.parseBoolean(System.getProperty("chaos.classArchive", "true"))) {
+                java.nio.file.Files.createDirectories(logDir);
+                jvm = jvm.withClassArchive(
+                        config.reportDir(),
+                        LOGBACK,
+                        workerProperties(db, "chaos-cds-training", null),
+                        WorkerMain.class.getName(),
+                        logDir.resolve("cds-training.out"));
+            }
+            Producer producer = new Producer(config, ds, postbox.outbox(), http.webhooks(), random.split());
+            CronDeploys cron = new CronDeploys(ds);
+            boolean mixed = config.workload().mixedKinds();
+            if (mixed) {
+                cron.register();
+            }
+            long started = System.nanoTime();
+            if (config.workload().preloadIntents() > 0) {
+                postbox.admin().pause(JobRequest.DEFAULT_QUEUE); // the backlog waits for every worker
+                producer.preload(config.workload().preloadIntents());
+            }
+            WorkerJvm workerJvm = jvm;
+            try (WorkerFleet cronNode = mixed ? startCronNode(db, workerJvm, logDir) : null;
+                    WorkerFleet fleet = WorkerFleet.start(
+                            "chaos",
+                            config.workload().workers(),
+                            logDir,
+                            (slot, incarnation) -> workerJvm.command(
+                                    LOGBACK,
+                                    workerProperties(db, incarnation.workerId(), slot),
+                                    WorkerMain.class.getName()),
+                            new Listener())) {
+                if (!fleet.awaitAllReady(Duration.ofSeconds(120))) {
+                    throw new IllegalStateException("workers did not start within 120 s: see " + logDir);
+                }
+                long backlog = producer.retrying(Producer::liveJobs);
+                postbox.admin().resume(JobRequest.DEFAULT_QUEUE);
+                timeline.add("workers ready; faults on", "-", backlog + " jobs live");
+                FaultInjector faults =
+                        new FaultInjector(config, fleet, random.split(), db.url("chaos-admin"), owned, timeline);
+                faults.start();
+                Thread flipper = mixed ? flipCronDefinitions(cron) : null;
+                long produceStart = System.nanoTime();
+                if (config.workload().txPerSecond() > 0) {
+                    producer.run(enough(producer, faults));
+                } else {
+                    awaitStormEnd(producer);
+                }
+                long produced = System.nanoTime();
+                faults.stop();
+                if (flipper != null) {
+                    flipper.interrupt();
+                    flipper.join(5_000);
+                    cron.pause();
+                }
+                timeline.add("producer stopped; faults off", "-", producer.committedIntents + " intents committed");
+                boolean drained = awaitDrained(producer, config.workload().drainTimeout());
+                long drainedAt = System.nanoTime();
+                timeline.add(drained ? "drained" : "drain deadline passed", "-", "");
+                fleet.close();
+                List<Incarnation> incarnations = fleet.incarnations();
+                WorkerLogs logs = WorkerLogs.read(logDir);
+                Checker checker = new Checker(ds, cron);
+                ChaosResult result = checker.check(logs);
+                result.put("rateLimitViolationWindows", timeline.before(checker.rateLimitViolationWindows(), 5));
+                FencedZombies.Count zombies = FencedZombies.count(incarnations, logs, ds);
+                result.put("seed", config.seed());
+                result.put("name", config.name());
+                result.put("controls", config.controls().toString());
+                result.put("durationSeconds", seconds(drainedAt - started));
+                result.put("produceSeconds", seconds(produced - produceStart));
+                result.put("drainSeconds", seconds(drainedAt - produced));
+                result.put("workers", config.workload().workers());
+                result.put("engine", config.engine().toString());
+                result.put("backlogAtFirstKill", backlog);
+                result.put("producerFailures", producer.failures);
+                result.put("backPressureWaits", producer.backPressureWaits);
+                result.put("limitedBursts", producer.bursts);
+                result.put("receiverSignatureRejections", receiver.signatureRejections.get());
+                result.put("workerStartMillisMedian", logs.medianStartMillis());
+                result.put("workerSpringStartMillisMedian", logs.medianSpringMillis());
+                result.put("workerIncarnations", (long) incarnations.size());
+                result.put("workerKills", (long) faults.kills.get());
+                result.put("crashPointIncarnationsArmed", (long) armed.get());
+                result.put("crashPointHalts", haltsByPoint());
+                result.put("crashPointMarkers", logs.crashPoints());
+                result.put("unexpectedWorkerExits", (long) unexpectedExits.get());
+                result.put("zombieStops", zombies.stops());
+                result.put("zombieStopsFenced", zombies.stopsFenced());
+                result.put("fencedCompletions", zombies.fencedCompletions());
+                result.put("staleTokenRejectionsReportedByEngine", logs.staleTokens());
+                if (config.controls().contains(Control.UNFENCED_COMPLETION)) {
+                    result.values().putAll(FencedZombies.duplicatesByZombies(incarnations, ds));
+                }
+                result.put("connectionKillRounds", (long) faults.connectionKillRounds.get());
+                result.put("connectionsKilled", faults.connectionsKilled.get());
+                if (owned != null) {
+                    result.put("pgRestarts", (long) owned.restarts());
+                    result.put("producerRetries", producer.retries);
+                    result.put("ambiguousCommits", producer.ambiguousCommits);
+                }
+                result.put("receiver5xx", receiver.faults5xx.get());
+                result.put("receiverTimeoutsAfterApply", receiver.faultsTimeout.get());
+                result.put("receiver429", receiver.faults429.get());
+                result.put("receiverResets", receiver.faultsReset.get());
+                result.coverageGaps(CoverageCheck.gaps(config, result));
+                result.finish();
+                new Report(config, result, timeline).write(config.reportDir());
+                log.info("Chaos run '{}' (seed {}): {}", config.name(), config.seed(), result.summary());
+                return result;
+            }
+        }
+    }
+
+    /**
+     * The producer stops once its minimum of intents is committed and, for a profile with minimum
+     * coverage, once the faults it can count while running (kills, halts at every crash point,
+     * zombie stops) have happened; at {@code maxProduceTime} in any case.
+     */
+    private BooleanSupplier enough(Producer producer, FaultInjector faults) {
+        ChaosConfig.Coverage min = config.coverage();
+        int minIntents = Math.max(config.workload().minCommittedIntents(), min.committedIntents());
+        long preloaded = producer.committedIntents; // a preload is a backlog, not the run's production
+        return () -> {
+            if (config.workload().minCommittedIntents() <= 0 || producer.committedIntents - preloaded < minIntents) {
+                return false;
+            }
+            for (AtomicInteger n : halts.values()) {
+                if (n.get() < min.haltsPerCrashPoint()) {
+                    return false;
+                }
+            }
+            // fenced zombie stops are known only when the run is checked: four times as many stops
+            return faults.kills.get() >= min.kills() && faults.zombieStops.get() >= 4 * min.zombieStopsFenced();
+        };
+    }
+
+    /**
+     * A preloaded run's storm: until no job is live, at most {@code maxProduceTime}, or (a control)
+     * until the first dead letter.
+     */
+    private void awaitStormEnd(Producer producer) throws SQLException, InterruptedException {
+        long deadline = System.nanoTime() + config.workload().maxProduceTime().toNanos();
+        while (System.nanoTime() < deadline && producer.retrying(Producer::liveJobs) > 0) {
+            if (config.workload().stopAtFirstDeadLetter() && producer.retrying(ChaosRun::deadLetters) > 0) {
+                timeline.add("first dead letter: storm ends", "-", "");
+                return;
+            }
+            Thread.sleep(250);
+        }
+    }
+
+    private static long deadLetters(Connection c) throws SQLException {
+        try (java.sql.Statement s = c.createStatement();
+                java.sql.ResultSet rs = s.executeQuery("SELECT count(*) FROM outbox_dead_letter")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    /** Waits until no job is live, at most {@code limit}; false at the limit. */
+    private static boolean awaitDrained(Producer producer, Duration limit) throws SQLException, InterruptedException {
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (producer.retrying(Producer::liveJobs) == 0) {
+                return true;
+            }
+            Thread.sleep(250);
+        }
+        return false;
+    }
+
+    private Thread flipCronDefinitions(CronDeploys cron) {
+        long everyMs = config.faults().cronFlipEvery().toMillis();
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        while (everyMs > 0) {
+                            Thread.sleep(everyMs);
+                            cron.flip();
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    } catch (RuntimeException e) {
+                        log.warn("re-registering the cron schedule failed", e);
+                    }
+                },
+                "chaos-cron-deploys");
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    private String workerMain() {
+        return (config.engine().springBoot() ? WorkerMain.class : PlainWorkerMain.class).getName();
+    }
+
+    private WorkerFleet startCronNode(RunDatabase db, WorkerJvm jvm, Path logDir) throws Exception {
+        WorkerFleet node = WorkerFleet.start(
+                "chaos-cron",
+                1,
+                logDir.resolveSibling(logDir.getFileName() + "-cron"),
+                (slot, incarnation) ->
+                        jvm.command(LOGBACK, nodeProperties(db, incarnation.workerId()), CronNodeMain.class.getName()),
+                timeline);
+        node.awaitAllReady(Duration.ofSeconds(60));
+        return node;
+    }
+
+    private Map<String, String> nodeProperties(RunDatabase db, String workerId) {
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("chaos.workerId", workerId);
+        p.put("chaos.jdbcUrl", db.url(workerId));
+        engineControls(p);
+        return p;
+    }
+
+    /** A worker incarnation's {@code -D} properties; {@code slot} null for the class-archive training run. */
+    private Map<String, String> workerProperties(RunDatabase db, String workerId, WorkerSlot slot) {
+        ChaosConfig.Engine e = config.engine();
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("chaos.workerId", workerId);
+        p.put("chaos.jdbcUrl", db.url(workerId));
+        p.put("chaos.concurrency", Integer.toString(e.concurrency()));
+        p.put("chaos.claimBatchSize", Integer.toString(e.claimBatchSize()));
+        p.put("chaos.prefetch", Integer.toString(e.prefetch()));
+        p.put("chaos.visibilityMs", Long.toString(e.visibilityTimeout().toMillis()));
+        p.put("chaos.heartbeatMs", Long.toString(e.heartbeatInterval().toMillis()));
+        p.put("chaos.poolSize", Integer.toString(e.poolSize()));
+        p.put("chaos.localWorkMaxMs", Integer.toString(config.workload().localWorkMaxMillis()));
+        if (config.controls().contains(Control.LOST)) {
+            p.put("chaos.control.lost", "true");
+        }
+        engineControls(p);
+        if (slot != null) {
+            crashPlan(p);
+        }
+        return p;
+    }
+
+    private void engineControls(Map<String, String> p) {
+        for (Control c : config.controls()) {
+            if (c.systemProperty() != null) {
+                p.put(c.systemProperty(), "true");
+            }
+        }
+    }
+
+    /**
+     * Arms a share of the incarnations with one crash point each, the points in turn (so each gets
+     * its share of halts), halting at the point's first event after a uniform 0.3 s..{@code
+     * crashDelayMax} of work.
+     */
+    private void crashPlan(Map<String, String> p) {
+        ChaosConfig.Faults f = config.faults();
+        synchronized (crashPlans) {
+            if (f.crashPointShare() <= 0 || crashPlans.nextDouble() >= f.crashPointShare()) {
+                return;
+            }
+            CrashPoints.Point[] points = CrashPoints.Point.values();
+            CrashPoints.Point point = points[armed.getAndIncrement() % points.length];
+            p.put("chaos.crash.point", point.label);
+            long max = f.crashDelayMax().toMillis();
+            p.put("chaos.crash.afterMs", Long.toString(300 + crashPlans.nextLong(Math.max(1, max - 300))));
+        }
+    }
+
+    private Map<String, Long> haltsByPoint() {
+        Map<String, Long> m = new TreeMap<>();
+        halts.forEach((point, n) -> m.put(point.label, (long) n.get()));
+        return m;
+    }
+
+    private static double seconds(long nanos) {
+        return Math.round(nanos / 1e8) / 10.0;
+    }
+
+    /** Counts halts by crash point and unexpected exits, and keeps the timeline. */
+    private final class Listener implements WorkerFleet.Listener {
+        @Override
+        public void started(Incarnation i) {
+            timeline.started(i);
+        }
+
+        @Override
+        public void exited(Incarnation i, int status) {
+            CrashPoints.Point point = CrashPoints.Point.byExitStatus(status);
+            if (point != null) {
+                halts.get(point).incrementAndGet();
+            } else {
+                unexpectedExits.incrementAndGet();
+            }
+            timeline.exited(i, status);
+        }
+
+        @Override
+        public void event(String what, String worker, String detail) {
+            timeline.event(what, worker, detail);
+        }
+    }
+}

@@ -1,0 +1,393 @@
+package dev.postbox.chaos;
+
+import dev.postbox.JobRequest;
+import dev.postbox.Outbox;
+import dev.postbox.http.webhook.Webhooks;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The application under test: business transactions (Spring transactions on the DataSource, as in
+ * an application) that insert a {@code chaos_order} row and 1-4 intents of mixed kinds, or a burst
+ * of webhooks to the rate-limited endpoint; a share rolls back on purpose. Every intent carries the
+ * producer's own {@code tx} and {@code seq} in its payload, and is recorded in {@code chaos_intent}
+ * outside the transaction with the transaction's outcome. A transaction that fails for any reason
+ * other than a deliberate rollback or a connection error whose outcome is then settled is a
+ * producer failure, and fails the run.
+ */
+final class Producer {
+
+    private static final Logger log = LoggerFactory.getLogger(Producer.class);
+
+    static final String LOCAL = WorkerMain.LOCAL;
+    static final String POISON = WorkerMain.POISON;
+    static final String WEBHOOK = "webhook";
+    static final String LIMITED = "webhook-limited";
+    static final String EVENT = "event";
+    /** Transactions of the preload (a backlog written before the workers start). */
+    private static final int PRELOAD_TX_SIZE = 50;
+    /**
+     * Webhooks to the rate-limited endpoint in one burst: {@link #BURST_TRANSACTIONS} transactions of
+     * 5, one every 125 ms, so that every worker claims some of them (a worker claims up to its whole
+     * claim batch at once; one transaction of 40 would land in one process and hide a limit held per
+     * process).
+     */
+    static final int LIMITED_BURST_SIZE = 40;
+
+    static final int BURST_TRANSACTIONS = 8;
+    private static final long BURST_SPACING_NANOS = 125_000_000L;
+
+    private final ChaosConfig.Workload workload;
+    private final int localMaxAttempts;
+    private final DataSource ds;
+    private final Outbox outbox;
+    private final Webhooks webhooks;
+    private final SplittableRandom random;
+    private final boolean ghostControl;
+    private final TransactionTemplate transactions;
+    private final JdbcTemplate jdbc;
+    private long txId;
+    private long seq;
+
+    volatile long committedIntents;
+    volatile long rolledBackIntents;
+    long committedTransactions;
+    long rolledBackTransactions;
+    long backPressureWaits;
+    long bursts;
+    long retries;
+    long ambiguousCommits;
+    long failures;
+
+    Producer(ChaosConfig config, DataSource ds, Outbox outbox, Webhooks webhooks, SplittableRandom random) {
+        this.workload = config.workload();
+        this.localMaxAttempts = config.engine().maxAttempts();
+        this.ds = ds;
+        this.outbox = outbox;
+        this.webhooks = webhooks;
+        this.random = random;
+        this.ghostControl = config.controls().contains(Control.GHOST);
+        this.transactions = new TransactionTemplate(new DataSourceTransactionManager(ds));
+        this.jdbc = new JdbcTemplate(ds);
+    }
+
+    /** Writes the backlog as fast as it goes: transactions of 50 intents until {@code target} committed. */
+    void preload(int target) throws SQLException, InterruptedException {
+        while (committedIntents < target) {
+            businessTransaction(newIntents(PRELOAD_TX_SIZE, false));
+        }
+        log.info("preload: {} intents committed, {} rolled back", committedIntents, rolledBackIntents);
+    }
+
+    /**
+     * Produces at the configured pace until {@code enough} says so or {@code maxProduceTime} passed,
+     * waiting while more than {@code maxBacklog} jobs are live (the workers' capacity, not the
+     * producer's pace, then sets the run's length).
+     */
+    void run(BooleanSupplier enough) throws SQLException, InterruptedException {
+        long start = System.nanoTime();
+        long deadline = start + workload.maxProduceTime().toNanos();
+        long interval = (long) (1e9 / workload.txPerSecond());
+        long burstEvery = workload.burstEvery().toNanos();
+        long next = start;
+        long nextBurst = start + burstEvery;
+        int burstTransactionsLeft = 0;
+        long lastLog = start;
+        while (System.nanoTime() < deadline && !enough.getAsBoolean()) {
+            long sleep = Math.min(next, burstTransactionsLeft > 0 ? nextBurst : Long.MAX_VALUE) - System.nanoTime();
+            if (sleep > 0) {
+                TimeUnit.NANOSECONDS.sleep(sleep);
+            }
+            if (workload.mixedKinds()
+                    && burstEvery > 0
+                    && burstTransactionsLeft == 0
+                    && System.nanoTime() >= nextBurst) {
+                burstTransactionsLeft = BURST_TRANSACTIONS;
+                bursts++;
+            }
+            if (burstTransactionsLeft > 0 && System.nanoTime() >= nextBurst) {
+                businessTransaction(newIntents(LIMITED_BURST_SIZE / BURST_TRANSACTIONS, true));
+                burstTransactionsLeft--;
+                nextBurst += burstTransactionsLeft > 0 ? BURST_SPACING_NANOS : burstEvery - 7 * BURST_SPACING_NANOS;
+                continue;
+            }
+            if (System.nanoTime() < next) {
+                continue;
+            }
+            next += interval;
+            businessTransaction(newIntents(1 + random.nextInt(4), false));
+            if (txId % 25 == 0) {
+                awaitBacklogBelow(deadline);
+                next = Math.max(next, System.nanoTime());
+            }
+            if (System.nanoTime() - lastLog > 15_000_000_000L) {
+                lastLog = System.nanoTime();
+                log.info("producer: {} intents committed, {} rolled back", committedIntents, rolledBackIntents);
+            }
+        }
+    }
+
+    /** One intent: its kind (the checker's expected targets), ordering key and seq. */
+    record Intent(String kind, String orderingKey, long seq) {}
+
+    /** Share of mixed transactions that are one ordering key's sequence of 2-4 intents. */
+    private static final double ORDERED_TX_SHARE = 0.25;
+
+    /** Ordering keys per ordered kind: few, so that a key often has several jobs due at once. */
+    private static final int ORDERING_KEYS = 16;
+
+    /**
+     * The intents of one transaction: a burst's webhooks to the rate-limited endpoint; local jobs
+     * only; or, mixed, either one ordering key's sequence (2-4 local jobs or 2-4 webhooks, like the
+     * events of one order) or 1-4 unordered intents of any kind.
+     */
+    private List<Intent> newIntents(int n, boolean burst) {
+        List<Intent> intents = new ArrayList<>(n);
+        if (workload.mixedKinds() && !burst && random.nextDouble() < ORDERED_TX_SHARE) {
+            boolean local = random.nextBoolean();
+            String key = (local ? "ordl-" : "ordw-") + random.nextInt(ORDERING_KEYS);
+            for (int j = 0, size = 2 + random.nextInt(3); j < size; j++) {
+                intents.add(new Intent(local ? LOCAL : WEBHOOK, key, ++seq));
+            }
+            return intents;
+        }
+        for (int j = 0; j < n; j++) {
+            long s = ++seq;
+            if (burst) {
+                intents.add(new Intent(LIMITED, null, s));
+            } else if (!workload.mixedKinds()) {
+                intents.add(new Intent(LOCAL, null, s));
+            } else {
+                intents.add(new Intent(unorderedKind(), null, s));
+            }
+        }
+        return intents;
+    }
+
+    private String unorderedKind() {
+        double k = random.nextDouble();
+        if (k < workload.poisonShare()) {
+            return POISON;
+        } else if (k < 0.50) {
+            return LOCAL;
+        } else if (k < 0.92) {
+            return WEBHOOK;
+        }
+        return EVENT;
+    }
+
+    /** One business transaction: the order row and its intents, committed or rolled back on purpose. */
+    private void businessTransaction(List<Intent> intents) throws SQLException, InterruptedException {
+        long tx = ++txId;
+        boolean rollback = random.nextDouble() < workload.rollbackShare();
+        Boolean committed = null;
+        long[] enqueuedMs = {System.currentTimeMillis()};
+        boolean[] callbackDone = {false};
+        for (int attempt = 1; ; attempt++) {
+            callbackDone[0] = false;
+            try {
+                transactions.executeWithoutResult(status -> {
+                    jdbc.update("INSERT INTO chaos_order (tx, intents) VALUES (?, ?)", tx, intents.size());
+                    for (Intent i : intents) {
+                        enqueue(tx, i);
+                    }
+                    enqueuedMs[0] = System.currentTimeMillis();
+                    if (rollback) {
+                        status.setRollbackOnly();
+                    }
+                    callbackDone[0] = true;
+                });
+                committed = !rollback;
+            } catch (RuntimeException e) {
+                if (connectionError(e) && !callbackDone[0] && attempt < 60) {
+                    // failed before the commit (the server restarting): nothing committed, run it again
+                    retries++;
+                    Thread.sleep(500);
+                    continue;
+                } else if (connectionError(e) && callbackDone[0] && !rollback) {
+                    committed = null; // the commit failed: settled below from the chaos_order row
+                } else {
+                    failures++;
+                    log.error("business transaction {} failed (a producer failure fails the run)", tx, e);
+                    committed = false;
+                }
+            }
+            break;
+        }
+        Boolean outcome = committed;
+        retrying(side -> {
+            record(side, tx, intents, outcome, enqueuedMs[0]);
+            return null;
+        });
+        if (committed == null) {
+            ambiguousCommits++;
+            committed = retrying(c -> orderRowExists(c, tx));
+            log.info("business transaction {}: commit outcome unknown, order row present: {}", tx, committed);
+        }
+        if (committed) {
+            committedIntents += intents.size();
+            committedTransactions++;
+        } else {
+            rolledBackIntents += intents.size();
+            rolledBackTransactions++;
+        }
+    }
+
+    /** Enqueues one intent in the current business transaction (or, under the ghost control, in its own). */
+    private void enqueue(long tx, Intent i) {
+        Map<String, Object> payload = new LinkedHashMap<>();
+        payload.put("tx", tx);
+        payload.put("seq", i.seq());
+        if (i.orderingKey() != null) {
+            payload.put("ok", i.orderingKey());
+        }
+        String key = "i-" + i.seq();
+        switch (i.kind()) {
+            case WEBHOOK, LIMITED -> {
+                String endpoint = i.kind().equals(LIMITED) ? ChaosEndpoints.RX_LIMITED : ChaosEndpoints.RX;
+                if (i.orderingKey() == null) {
+                    webhooks.send(endpoint, payload, key);
+                } else {
+                    // Webhooks.send has no ordering key: the same validated request, plus the key.
+                    outbox.enqueue(webhooks.delivery(endpoint, payload, key, Map.of()).toBuilder()
+                            .orderingKey(i.orderingKey())
+                            .build());
+                }
+            }
+            case EVENT -> webhooks.publish(ChaosEndpoints.EVENT_TYPE, payload, key);
+            default -> {
+                JobRequest.Builder request = JobRequest.builder(i.kind())
+                        .payload(payload)
+                        .idempotencyKey(key)
+                        .orderingKey(i.orderingKey());
+                request.maxAttempts(i.kind().equals(POISON) ? WorkerMain.POISON_BUDGET : localMaxAttempts);
+                if (ghostControl && i.kind().equals(LOCAL) && i.orderingKey() == null) {
+                    enqueueInItsOwnTransaction(request.build());
+                } else {
+                    outbox.enqueue(request.build());
+                }
+            }
+        }
+    }
+
+    /** The ghost control's defect: the enqueue commits on its own connection, whatever the business transaction does. */
+    private void enqueueInItsOwnTransaction(JobRequest request) {
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            outbox.enqueue(c, request);
+            c.commit();
+        } catch (SQLException e) {
+            throw new IllegalStateException("ghost control: enqueue in its own transaction failed", e);
+        }
+    }
+
+    private static void record(Connection side, long tx, List<Intent> intents, Boolean committed, long enqueuedMs)
+            throws SQLException {
+        try (PreparedStatement ps = side.prepareStatement("INSERT INTO chaos_intent"
+                + " (seq, tx, kind, ordering_key, committed, enqueued_ms) VALUES (?, ?, ?, ?, ?, ?)"
+                + " ON CONFLICT (seq) DO NOTHING")) {
+            for (Intent i : intents) {
+                ps.setLong(1, i.seq());
+                ps.setLong(2, tx);
+                ps.setString(3, i.kind());
+                ps.setString(4, i.orderingKey());
+                if (committed == null) {
+                    ps.setNull(5, Types.BOOLEAN);
+                } else {
+                    ps.setBoolean(5, committed);
+                }
+                ps.setLong(6, enqueuedMs);
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+    }
+
+    private static boolean orderRowExists(Connection c, long tx) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM chaos_order WHERE tx = ?")) {
+            ps.setLong(1, tx);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next();
+            }
+        }
+    }
+
+    private void awaitBacklogBelow(long deadline) throws SQLException, InterruptedException {
+        while (System.nanoTime() < deadline) {
+            long live = retrying(Producer::liveJobs);
+            if (live <= workload.maxBacklog()) {
+                return;
+            }
+            backPressureWaits++;
+            Thread.sleep(200);
+        }
+    }
+
+    static long liveJobs(Connection c) throws SQLException {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT count(*) FROM outbox_job")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    @FunctionalInterface
+    interface SqlWork<T> {
+        T run(Connection c) throws SQLException;
+    }
+
+    /**
+     * Runs {@code work} on a pooled auto-commit connection, again on a fresh one after a connection
+     * error (the server restarting), for up to a minute.
+     */
+    <T> T retrying(SqlWork<T> work) throws SQLException, InterruptedException {
+        for (int attempt = 1; ; attempt++) {
+            try (Connection c = ds.getConnection()) {
+                return work.run(c);
+            } catch (SQLException e) {
+                if (!connectionError(e) || attempt >= 60) {
+                    throw e;
+                }
+                retries++;
+                Thread.sleep(1_000);
+            }
+        }
+    }
+
+    /**
+     * A lost or refused connection (SQL state class 08, 57P01-57P03 admin shutdown / crash / cannot
+     * connect now, or the pool's timeout) anywhere in the cause chain.
+     */
+    static boolean connectionError(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLTransientConnectionException) {
+                return true;
+            }
+            if (t instanceof SQLException sql && sql.getSQLState() != null) {
+                String state = sql.getSQLState();
+                if (state.startsWith("08") || state.startsWith("57P")) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+}
