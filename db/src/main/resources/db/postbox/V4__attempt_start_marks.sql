@@ -13,7 +13,7 @@ ALTER TABLE outbox_job
 COMMENT ON COLUMN outbox_job.attempts IS 'Attempts charged. A claim counts the attempt it takes; when its lease expires without a start mark (lease_started) the rescuer refunds it. So the count is the attempts that started, plus the current one while running.';
 COMMENT ON COLUMN outbox_job.started_at IS 'When the current (or last) claim was taken; once the attempt''s start is recorded (lease_started), when its handler began.';
 COMMENT ON COLUMN outbox_job.lease_started IS 'The current claim''s attempt has started: written by the worker (in batches, or before the handler runs for a suspect job). Reset by every claim. An expired lease with it is charged; one without it is refunded.';
-COMMENT ON COLUMN outbox_job.unstarted_expiries IS 'Leases of this job that expired before their attempt started (the worker died or stalled with the job in its buffer). Not charged. A job with one is suspect: its next attempts are marked started before the handler runs. At greatest(20, 3 * max_attempts) the job is dead-lettered, so that a job that crashes its worker before it can start cannot loop forever.';
+COMMENT ON COLUMN outbox_job.unstarted_expiries IS 'Leases of this job that expired before their attempt started (the worker died or stalled with the job in its buffer). Not charged. A job with one is suspect: its next attempts are marked started before the handler runs. Never charged nor dead-lettered for: the job was a bystander.';
 
 -- The rescuer logs a lease that expired before its attempt started as 'unstarted' (not charged).
 -- Rows already in the table satisfy the narrower V1 constraint, so they satisfy this one too:

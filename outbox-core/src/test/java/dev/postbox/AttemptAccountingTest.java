@@ -257,25 +257,20 @@ class AttemptAccountingTest extends DatabaseTest {
     }
 
     @Test
-    void aJobWhoseLeaseKeepsExpiringBeforeItStartsIsDeadLetteredAtTheCap() throws Exception {
+    void aJobWhoseLeaseKeepsExpiringBeforeItStartsIsNeverChargedNorDeadLettered() throws Exception {
+        // A bystander stranded in the buffers of dying workers again and again (the chaos suite's
+        // CI weather strands long-lived jobs twenty times and more) is not at fault, whatever its
+        // budget: it stays in line, uncharged, and runs when a worker survives long enough.
         Postbox producer = Postbox.builder(dataSource).build();
-        // cap = greatest(20, 3 * max_attempts): 20 for a budget of 1, 30 for a budget of 10
-        long small = enqueueCommitted(
+        long id = enqueueCommitted(
                         producer.outbox(),
                         JobRequest.builder("never-starts")
                                 .payload(Map.of())
                                 .maxAttempts(1)
                                 .build())
                 .jobId();
-        long large = enqueueCommitted(
-                        producer.outbox(),
-                        JobRequest.builder("never-starts")
-                                .payload(Map.of())
-                                .maxAttempts(10)
-                                .build())
-                .jobId();
 
-        for (int expiry = 1; expiry <= 30; expiry++) {
+        for (int expiry = 1; expiry <= 50; expiry++) {
             try (Connection c = dataSource.getConnection()) {
                 c.setAutoCommit(true);
                 assertThat(store.claim(c, "default", 10, "crasher-" + expiry, Duration.ofMinutes(1)))
@@ -286,30 +281,15 @@ class AttemptAccountingTest extends DatabaseTest {
                 }
                 store.rescue(c, 100, Duration.ofMillis(1), Duration.ofMillis(1), false, true);
             }
-            if (expiry < 20) {
-                assertThat(jdbc.queryForMap(
-                                "SELECT state, attempts, unstarted_expiries FROM outbox_job WHERE id = ?", small))
-                        .containsEntry("state", "pending")
-                        .containsEntry("attempts", 0)
-                        .containsEntry("unstarted_expiries", expiry);
-            }
-            if (expiry < 30) {
-                assertThat(count("SELECT unstarted_expiries FROM outbox_job WHERE id = ?", large))
-                        .isEqualTo(expiry);
-            }
+            assertThat(jdbc.queryForMap("SELECT state, attempts, unstarted_expiries FROM outbox_job WHERE id = ?", id))
+                    .containsEntry("state", "pending")
+                    .containsEntry("attempts", 0)
+                    .containsEntry("unstarted_expiries", expiry);
         }
 
-        assertThat(count("SELECT count(*) FROM outbox_job")).isZero();
-        assertThat(jdbc.queryForMap("SELECT attempts, last_error FROM outbox_dead_letter WHERE id = ?", small))
-                .containsEntry("attempts", 0)
-                .containsEntry(
-                        "last_error",
-                        "lease expired 20 times before the attempt started (last worker crasher-20): the job may"
-                                + " crash its worker before its handler starts, so it is not offered again");
-        assertThat(jdbc.queryForObject("SELECT last_error FROM outbox_dead_letter WHERE id = ?", String.class, large))
-                .startsWith("lease expired 30 times before the attempt started (last worker crasher-30)");
-        assertThat(count("SELECT count(*) FROM outbox_attempt WHERE job_id = ? AND outcome = 'unstarted'", small))
-                .isEqualTo(20);
+        assertThat(count("SELECT count(*) FROM outbox_dead_letter")).isZero();
+        assertThat(count("SELECT count(*) FROM outbox_attempt WHERE job_id = ? AND outcome = 'unstarted'", id))
+                .isEqualTo(50);
     }
 
     @Test

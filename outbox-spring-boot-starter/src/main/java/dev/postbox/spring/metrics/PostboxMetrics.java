@@ -44,8 +44,7 @@ public final class PostboxMetrics {
 
     /**
      * Counter of expired leases handled by the rescuer; tag {@code outcome}: {@code retried} (a
-     * started attempt, charged), {@code dead} (budget spent, or the cap on unstarted expiries
-     * reached), {@code unstarted} (the attempt had not started: returned without charge; a crashed
+     * started attempt, charged), {@code dead} (budget spent), {@code unstarted} (the attempt had not started: returned without charge; a crashed
      * worker's prefetched jobs).
      */
     public static final String LEASES_RESCUED = "postbox.leases.rescued";
