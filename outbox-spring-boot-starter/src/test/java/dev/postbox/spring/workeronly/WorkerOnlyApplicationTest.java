@@ -47,7 +47,9 @@ class WorkerOnlyApplicationTest {
                             System.getProperty("java.class.path"),
                             WorkerOnlyApplication.class.getName(),
                             "--spring.datasource.url=" + db.getJdbcUrl(),
-                            "--spring.flyway.enabled=false", // on the test classpath, not in this app
+                            // Flyway and Liquibase are on the test classpath (for the schema tests), not in this app
+                            "--spring.flyway.enabled=false",
+                            "--spring.liquibase.enabled=false",
                             "--postbox.worker.id=worker-only",
                             "--postbox.worker.shutdown-grace=5s"))
                     .redirectErrorStream(true)
