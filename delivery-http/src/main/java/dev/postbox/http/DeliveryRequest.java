@@ -41,6 +41,7 @@ public final class DeliveryRequest {
     private final @Nullable String traceparent;
     private final Map<String, String> headers;
     private final @Nullable EndpointTimeouts timeouts;
+    private final @Nullable Long sendDeadline;
 
     private DeliveryRequest(Builder builder) {
         this.url = requireText("url", builder.url);
@@ -53,6 +54,7 @@ public final class DeliveryRequest {
         this.traceparent = builder.traceparent;
         this.headers = Map.copyOf(builder.headers);
         this.timeouts = builder.timeouts;
+        this.sendDeadline = builder.sendDeadline;
         // Let OkHttp reject characters that are not allowed in header names or values, now rather than per attempt.
         Headers.of(headers);
         if (traceparent != null) {
@@ -113,6 +115,15 @@ public final class DeliveryRequest {
         return value;
     }
 
+    /**
+     * The {@link System#nanoTime()} after which this request must not be sent, or null for none.
+     * It is checked when the connection is ready, just before the first byte is written: a request
+     * that missed it ends with {@link FailureCause#NOT_SENT} and nothing reaches the endpoint.
+     */
+    public @Nullable Long sendDeadline() {
+        return sendDeadline;
+    }
+
     /** Never prints the body or secrets. */
     @Override
     public String toString() {
@@ -129,6 +140,7 @@ public final class DeliveryRequest {
         private @Nullable String traceparent;
         private final Map<String, String> headers = new LinkedHashMap<>();
         private @Nullable EndpointTimeouts timeouts;
+        private @Nullable Long sendDeadline;
 
         private Builder() {}
 
@@ -192,6 +204,17 @@ public final class DeliveryRequest {
         /** Per-endpoint timeouts; optional. */
         public Builder timeouts(@Nullable EndpointTimeouts timeouts) {
             this.timeouts = timeouts;
+            return this;
+        }
+
+        /**
+         * The {@link System#nanoTime()} after which the request must not be sent (see {@link
+         * DeliveryRequest#sendDeadline()}); optional. A rate-limited delivery sets it from its permit,
+         * so that a request held up between its permit and its send (a cold connection, a paused
+         * process) cannot reach the endpoint together with the requests of later permits.
+         */
+        public Builder sendDeadline(@Nullable Long nanoTime) {
+            this.sendDeadline = nanoTime;
             return this;
         }
 

@@ -15,5 +15,10 @@ public enum FailureCause {
     /** The SSRF guard refused the destination (URL, resolved address or connect-time address). */
     FORBIDDEN_DESTINATION,
     /** The request could not be built (for example a header value OkHttp rejects). */
-    INVALID_REQUEST
+    INVALID_REQUEST,
+    /**
+     * Nothing was sent: the request's {@linkplain DeliveryRequest#sendDeadline() send deadline}
+     * passed before its connection was ready (for a rate-limited endpoint: its permit had expired).
+     */
+    NOT_SENT
 }

@@ -5,6 +5,7 @@ import dev.postbox.http.internal.CappedBody;
 import dev.postbox.http.internal.IoFailures;
 import dev.postbox.http.internal.PerCallTimeouts;
 import dev.postbox.http.internal.PostboxVersion;
+import dev.postbox.http.internal.SendDeadlineCheck;
 import dev.postbox.http.internal.SsrfRefusal;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -86,6 +87,7 @@ public final class HttpDelivery implements AutoCloseable {
         this.ownsClient = builder.baseClient == null;
         this.client = guard.configure(base.newBuilder(), builder.dns)
                 .addInterceptor(new PerCallTimeouts())
+                .addNetworkInterceptor(new SendDeadlineCheck())
                 .eventListenerFactory(CallTrace.listenerFactory())
                 .retryOnConnectionFailure(false)
                 .callTimeout(Duration.ZERO)
@@ -150,6 +152,9 @@ public final class HttpDelivery implements AutoCloseable {
                 .post(RequestBody.create(body, JSON))
                 .tag(CallTrace.class, trace)
                 .tag(EndpointTimeouts.class, timeouts);
+        if (request.sendDeadline() != null) {
+            http.tag(SendDeadlineCheck.Deadline.class, new SendDeadlineCheck.Deadline(request.sendDeadline()));
+        }
         request.headers().forEach(http::header);
         http.header("User-Agent", userAgent)
                 .header("Idempotency-Key", request.messageId())
@@ -195,6 +200,9 @@ public final class HttpDelivery implements AutoCloseable {
     }
 
     private AttemptResult fromFailure(IOException failure, long started, CallTrace trace, long timestamp) {
+        if (failure instanceof SendDeadlineCheck.DeadlinePassed) {
+            return failure(DeliveryOutcome.RETRY, FailureCause.NOT_SENT, failure.getMessage(), started, null, -1);
+        }
         Optional<SsrfRefusal> refusal = IoFailures.ssrfRefusal(failure);
         if (refusal.isPresent()) {
             String reason = "destination refused by the SSRF guard: "

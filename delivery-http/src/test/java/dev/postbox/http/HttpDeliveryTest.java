@@ -271,6 +271,44 @@ class HttpDeliveryTest {
     }
 
     @Test
+    void aRequestWhoseSendDeadlinePassedBeforeItsConnectionWasReadyIsNotSent() {
+        server.enqueue(new MockResponse.Builder().code(200).build());
+        long deadline = System.nanoTime() + Duration.ofMillis(50).toNanos();
+        // A resolver that answers only once the deadline has passed: a slow connection set-up.
+        Dns slow = host -> {
+            while (System.nanoTime() - deadline <= 0) {
+                java.util.concurrent.locks.LockSupport.parkNanos(
+                        Duration.ofMillis(5).toNanos());
+            }
+            return List.of(ip("127.0.0.1"));
+        };
+        try (HttpDelivery slowDelivery = deliveryWith(LOOPBACK_ALLOWED, slow)) {
+            AttemptResult result = slowDelivery.deliver(
+                    request(url("hooks.example")).sendDeadline(deadline).build());
+
+            assertThat(result.outcome()).isEqualTo(DeliveryOutcome.RETRY);
+            assertThat(result.cause()).isEqualTo(FailureCause.NOT_SENT);
+            assertThat(result.webhookTimestamp()).as("nothing was sent").isEqualTo(-1);
+            assertThat(result.error()).contains("send deadline passed");
+        }
+        assertThat(server.getRequestCount())
+                .as("requests that reached the endpoint")
+                .isZero();
+    }
+
+    @Test
+    void aRequestWithinItsSendDeadlineIsSent() {
+        server.enqueue(new MockResponse.Builder().code(200).build());
+
+        AttemptResult result = delivery.deliver(request(url("127.0.0.1"))
+                .sendDeadline(System.nanoTime() + Duration.ofSeconds(30).toNanos())
+                .build());
+
+        assertThat(result.outcome()).isEqualTo(DeliveryOutcome.DONE);
+        assertThat(server.getRequestCount()).isEqualTo(1);
+    }
+
+    @Test
     void aConnectionClosedBeforeTheResponseIsRetried() {
         server.enqueue(new MockResponse.Builder()
                 .onResponseStart(new SocketEffect.CloseSocket(true, false, false))

@@ -67,7 +67,6 @@ public final class HttpDeliveryModule implements AutoCloseable {
      *     it is snoozed
      * @param parkDelay how long a delivery of a disabled endpoint is snoozed before it looks again
      * @param leaseChunk most permits leased from the database at once
-     * @param permitTtl leased permits unused after this are dropped
      * @param rateRecovery how long an endpoint's adaptive factor takes to climb back by 1 (the whole
      *     configured rate) after a 429 cut
      * @param minRateFactor lowest fraction of the configured rate that 429s can lower it to
@@ -82,7 +81,6 @@ public final class HttpDeliveryModule implements AutoCloseable {
             Duration maxPermitWait,
             Duration parkDelay,
             int leaseChunk,
-            Duration permitTtl,
             Duration rateRecovery,
             double minRateFactor,
             @Nullable Double globalRate,
@@ -106,7 +104,6 @@ public final class HttpDeliveryModule implements AutoCloseable {
                 b.maxPermitWait,
                 b.parkDelay,
                 b.leaseChunk,
-                b.permitTtl,
                 b.rateRecovery,
                 b.minRateFactor,
                 b.globalRate,
@@ -205,7 +202,6 @@ public final class HttpDeliveryModule implements AutoCloseable {
         private Duration maxPermitWait = DEFAULT_MAX_PERMIT_WAIT;
         private Duration parkDelay = Duration.ofMinutes(10);
         private int leaseChunk = 5;
-        private Duration permitTtl = Duration.ofSeconds(1);
         private Duration rateRecovery = DEFAULT_RATE_RECOVERY;
         private double minRateFactor = DEFAULT_MIN_RATE_FACTOR;
         private @Nullable Double globalRate;
@@ -276,12 +272,6 @@ public final class HttpDeliveryModule implements AutoCloseable {
         /** Most permits leased from the database at once. Default 5. */
         public Builder leaseChunk(int leaseChunk) {
             this.leaseChunk = positive(leaseChunk, "leaseChunk");
-            return this;
-        }
-
-        /** Leased permits unused after this are dropped. Default 1 s. */
-        public Builder permitTtl(Duration permitTtl) {
-            this.permitTtl = notNegative(permitTtl, "permitTtl");
             return this;
         }
 

@@ -11,7 +11,10 @@ import org.jspecify.annotations.Nullable;
  * One process's view of one cluster-wide bucket. Threads that need a permit come here; one of them
  * at a time leases permits from the database, asking for no more than there are threads here (at
  * most {@code chunk}), so leased permits are used at once instead of being hoarded (which would let
- * a process spend them later in a burst). Permits not used within {@code ttl} are dropped. A thread
+ * a process spend them later in a burst). A permit is valid
+ * for {@link RateLimitStore#SEND_ALLOWANCE} from the moment its lease was asked for (the grant came
+ * later): permits not taken by then are dropped, and a taken permit's request must be sent by then
+ * ({@link Grant#sendBy}), which the sender checks once its connection is ready. A thread
  * that arrives while a lease is in flight waits for it (a database round trip, which may bring its
  * permit); it never waits for the bucket to refill longer than the caller allows.
  *
@@ -42,12 +45,12 @@ final class PermitPool {
     private final String key;
     private final RateLimitStore store;
     private final int chunk;
-    private final long ttlNanos;
+    private final long validNanos;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
 
     private int permits;
-    private long permitsExpireAt;
+    private long permitsLeasedAt;
     private boolean leasing;
     private long nextLeaseAt = System.nanoTime();
     private int waiters;
@@ -57,21 +60,32 @@ final class PermitPool {
     private boolean liningUp;
     private long nextLineUpAt = System.nanoTime();
 
-    PermitPool(String key, RateLimitStore store, int chunk, Duration ttl) {
+    PermitPool(String key, RateLimitStore store, int chunk) {
         this.key = key;
         this.store = store;
         this.chunk = chunk;
-        this.ttlNanos = ttl.toNanos();
+        this.validNanos = RateLimitStore.SEND_ALLOWANCE.toNanos();
     }
 
     /**
-     * Takes one permit, waiting for the bucket to refill up to {@code maxWait} (zero: not at all).
-     *
-     * @return null when a permit was taken (or the bucket does not exist: no limit); otherwise how
-     *     long to snooze the delivery
+     * What {@link #acquire} got: a permit (whose request must be sent by {@code sendBy}, a {@link
+     * System#nanoTime()} value; null when the bucket does not exist, so there is no limit), or how
+     * long to snooze the delivery.
      */
-    @Nullable
-    Duration acquire(Duration maxWait) throws SQLException, InterruptedException {
+    record Grant(@Nullable Duration snooze, @Nullable Long sendBy) {
+        static final Grant UNLIMITED = new Grant(null, null);
+
+        static Grant permit(long sendBy) {
+            return new Grant(null, sendBy);
+        }
+
+        static Grant snoozeFor(Duration snooze) {
+            return new Grant(snooze, null);
+        }
+    }
+
+    /** Takes one permit, waiting for the bucket to refill up to {@code maxWait} (zero: not at all). */
+    Grant acquire(Duration maxWait) throws SQLException, InterruptedException {
         long start = System.nanoTime();
         long deadline = start + maxWait.toNanos();
         long leaseDeadline = start + Math.max(maxWait.toNanos(), IN_FLIGHT_LEASE_WAIT_NANOS);
@@ -80,14 +94,14 @@ final class PermitPool {
         try {
             while (true) {
                 long now = System.nanoTime();
-                if (permits > 0 && now - permitsExpireAt < 0) {
+                if (permits > 0 && now - (permitsLeasedAt + validNanos) < 0) {
                     permits--;
-                    return null;
+                    return Grant.permit(permitsLeasedAt + validNanos);
                 }
                 permits = 0;
                 if (leasing) {
                     if (now - leaseDeadline >= 0) {
-                        return snooze(now);
+                        return Grant.snoozeFor(snooze(now));
                     }
                     changed.awaitNanos(leaseDeadline - now);
                     continue;
@@ -96,6 +110,7 @@ final class PermitPool {
                     leasing = true;
                     int want = Math.min(chunk, Math.max(1, waiters));
                     RateLimitStore.Lease lease;
+                    long leasedAt = System.nanoTime();
                     lock.unlock();
                     try {
                         lease = store.lease(key, want);
@@ -105,23 +120,36 @@ final class PermitPool {
                         changed.signalAll();
                     }
                     if (lease == null) {
-                        return null;
+                        return Grant.UNLIMITED;
                     }
                     now = System.nanoTime();
-                    permits += lease.granted();
-                    permitsExpireAt = now + ttlNanos;
+                    permits = lease.granted();
+                    permitsLeasedAt = leasedAt;
                     nextLeaseAt = lease.granted() < want
                             ? now + lease.untilNextToken().toNanos()
                             : now;
                     continue;
                 }
                 if (now - deadline >= 0) {
-                    return snooze(now);
+                    return Grant.snoozeFor(snooze(now));
                 }
                 changed.awaitNanos(Math.max(100_000L, Math.min(deadline, nextLeaseAt) - now));
             }
         } finally {
             waiters--;
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The snooze of a delivery whose permit expired before its request could be sent: the next slot
+     * of the bucket's line.
+     */
+    Duration nextSlot() throws SQLException {
+        lock.lock();
+        try {
+            return snooze(System.nanoTime());
+        } finally {
             lock.unlock();
         }
     }

@@ -161,21 +161,22 @@ final class RateLimitStore {
     }
 
     /**
-     * How much later than its grant a request may reach the receiver compared with its neighbours
-     * (thread scheduling, connection reuse, GC), allowed for in the bucket's capacity.
+     * How long after its lease was asked for a permit's request may still be sent. A permit unused
+     * by then is dropped, and a request whose connection is not ready by then is not sent at all
+     * ({@link dev.postbox.http.FailureCause#NOT_SENT}); the delivery takes the next slot of the line
+     * without spending an attempt. Allowed for in the bucket's capacity.
      */
-    static final Duration SEND_JITTER_ALLOWANCE = Duration.ofMillis(50);
+    static final Duration SEND_ALLOWANCE = Duration.ofMillis(100);
 
     /**
      * The bucket's capacity for a configured burst: the burst less the permits the endpoint's rate
-     * earns during {@link #SEND_JITTER_ALLOWANCE} (at least 1). The bucket bounds grants to {@code
-     * rate + capacity} per second; requests are sent a variable moment after their grant, and a
-     * request delayed past a window boundary lands in the next window together with that window's
-     * grants. Holding this headroom back keeps what the receiver sees within {@code rate + burst}
-     * in any second, as long as send jitter stays within the allowance.
+     * earns during {@link #SEND_ALLOWANCE} (at least 1). The bucket bounds grants to {@code rate +
+     * capacity} in any second; every request is sent between its grant and {@code SEND_ALLOWANCE}
+     * after it, so the requests that reach the receiver in any second were granted within that
+     * second or the allowance before it: at most {@code rate + burst}.
      */
     static int capacity(double rate, int burst) {
-        long headroom = (long) Math.ceil(rate * SEND_JITTER_ALLOWANCE.toNanos() / 1e9);
+        long headroom = (long) Math.ceil(rate * SEND_ALLOWANCE.toNanos() / 1e9);
         return (int) Math.max(1, burst - headroom);
     }
 

@@ -7,6 +7,7 @@ import dev.postbox.RetryPolicy;
 import dev.postbox.SnoozeJob;
 import dev.postbox.http.AttemptResult;
 import dev.postbox.http.DeliveryRequest;
+import dev.postbox.http.FailureCause;
 import dev.postbox.http.HttpDelivery;
 import dev.postbox.http.WebhookSigner;
 import dev.postbox.http.internal.NegativeControls;
@@ -106,8 +107,11 @@ public final class WebhookDeliveryHandler implements JobHandler {
                     wait);
         }
         try {
-            takePermits(endpoint);
-            AttemptResult result = delivery.deliver(request(job, endpoint));
+            PermitPool.Grant permit = takePermits(endpoint);
+            AttemptResult result = delivery.deliver(request(job, endpoint, permit.sendBy()));
+            if (result.cause() == FailureCause.NOT_SENT) {
+                permitExpired(name, result);
+            }
             listener.attempted(job, name, result);
             conclude(job, endpoint, result);
         } finally {
@@ -117,15 +121,17 @@ public final class WebhookDeliveryHandler implements JobHandler {
         }
     }
 
-    private void takePermits(Endpoint endpoint) {
+    /** Takes the endpoint's permit and the global one (or snoozes the job); the earlier send-by of the two. */
+    private PermitPool.Grant takePermits(Endpoint endpoint) {
         String name = endpoint.name();
+        PermitPool.Grant grant = PermitPool.Grant.UNLIMITED;
         try {
             if (endpoint.ratePerSecond().isPresent()) {
                 PermitPool pool = pools.computeIfAbsent(name, k -> newPool(endpoint));
-                Duration wait = pool.acquire(settings.maxPermitWait());
-                if (wait != null) {
+                grant = pool.acquire(settings.maxPermitWait());
+                if (grant.snooze() != null) {
                     lineUpOthers(name, pool);
-                    snooze(name, wait, "rate limit of endpoint '" + name + "'");
+                    snooze(name, grant.snooze(), "rate limit of endpoint '" + name + "'");
                 }
             }
             if (settings.globalRate() != null) {
@@ -134,13 +140,17 @@ public final class WebhookDeliveryHandler implements JobHandler {
                     globalConfigured = true;
                 }
                 PermitPool global = pools.computeIfAbsent(
-                        RateLimitStore.GLOBAL,
-                        k -> new PermitPool(k, rateLimits, settings.leaseChunk(), settings.permitTtl()));
-                Duration wait = global.acquire(settings.maxPermitWait());
-                if (wait != null) {
-                    snooze(name, wait, "global webhook rate limit");
+                        RateLimitStore.GLOBAL, k -> new PermitPool(k, rateLimits, settings.leaseChunk()));
+                PermitPool.Grant globalGrant = global.acquire(settings.maxPermitWait());
+                if (globalGrant.snooze() != null) {
+                    snooze(name, globalGrant.snooze(), "global webhook rate limit");
+                }
+                if (globalGrant.sendBy() != null
+                        && (grant.sendBy() == null || globalGrant.sendBy() - grant.sendBy() < 0)) {
+                    grant = globalGrant;
                 }
             }
+            return grant;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new SnoozeJob("interrupted while waiting for rate-limit permits", Duration.ZERO);
@@ -180,7 +190,24 @@ public final class WebhookDeliveryHandler implements JobHandler {
         } catch (SQLException e) {
             throw new IllegalStateException("creating the rate bucket of endpoint " + endpoint.name() + " failed", e);
         }
-        return new PermitPool(bucket, rateLimits, settings.leaseChunk(), settings.permitTtl());
+        return new PermitPool(bucket, rateLimits, settings.leaseChunk());
+    }
+
+    /**
+     * The request was not sent: its permit expired before its connection was ready. The job takes
+     * the next slot of the endpoint's line, without spending an attempt (nothing reached the
+     * endpoint, so nothing is owed to the bound the permit stood for).
+     */
+    private void permitExpired(String name, AttemptResult result) {
+        PermitPool pool = pools.get(name);
+        Duration wait;
+        try {
+            wait = pool != null ? pool.nextSlot() : Duration.ofMillis(10);
+        } catch (SQLException e) {
+            wait = Duration.ofSeconds(1);
+        }
+        listener.throttled(name, wait);
+        throw new SnoozeJob("rate limit of endpoint '" + name + "': " + result.error(), wait);
     }
 
     private void snooze(String endpoint, Duration wait, String what) {
@@ -197,8 +224,9 @@ public final class WebhookDeliveryHandler implements JobHandler {
         return s;
     }
 
-    private DeliveryRequest request(Job job, Endpoint endpoint) {
+    private DeliveryRequest request(Job job, Endpoint endpoint, @Nullable Long sendBy) {
         DeliveryRequest.Builder request = DeliveryRequest.builder()
+                .sendDeadline(sendBy)
                 .url(endpoint.url())
                 .messageId(messageId(job))
                 .body(job.payloadJson())
