@@ -70,6 +70,12 @@ final class Checker {
                             "SELECT kind || ': ' || regexp_replace(left(coalesce(last_error, '-'), 70), '[0-9]+', 'N', 'g'),"
                                     + " count(*) FROM outbox_dead_letter GROUP BY 1 ORDER BY 2 DESC LIMIT 12"));
             r.put("notTerminal", one(s, "SELECT count(*) FROM outbox_job"));
+            r.put(
+                    "notTerminalByKindAndLastError",
+                    map(
+                            s,
+                            "SELECT kind || ': ' || regexp_replace(left(coalesce(last_error, '-'), 70), '[0-9]+', 'N', 'g'),"
+                                    + " count(*) FROM outbox_job GROUP BY 1 ORDER BY 2 DESC LIMIT 8"));
             r.put("handlerStarts", logs.handlerStarts());
             r.put(
                     "attemptsChargedWithoutStart",

@@ -12,9 +12,14 @@ import org.jspecify.annotations.Nullable;
  * at a time leases permits from the database, asking for no more than there are threads here (at
  * most {@code chunk}), so leased permits are used at once instead of being hoarded (which would let
  * a process spend them later in a burst). A permit is valid
- * for {@link RateLimitStore#SEND_ALLOWANCE} from the moment its lease was asked for (the grant came
- * later): permits not taken by then are dropped, and a taken permit's request must be sent by then
- * ({@link Grant#sendBy}), which the sender checks once its connection is ready. A thread
+ * for {@link RateLimitStore#SEND_ALLOWANCE} from its grant: permits not taken by then are dropped,
+ * and a taken permit's request must be sent by then ({@link Grant#sendBy}), which the sender checks
+ * once its connection is ready. The grant's moment on this process's clock is bounded from below by
+ * the moment the lease was asked for plus the time the database reports it took to grant (the wait
+ * for a busy bucket's row lock), never from the moment the answer arrived: a process paused between
+ * the grant and its answer must not send the permits later. A lease whose permits are dead on
+ * arrival (a starved process) snoozes its caller instead of leasing again at once, so a slow process
+ * cannot burn the bucket's tokens in a loop. A thread
  * that arrives while a lease is in flight waits for it (a database round trip, which may bring its
  * permit); it never waits for the bucket to refill longer than the caller allows.
  *
@@ -50,7 +55,7 @@ final class PermitPool {
     private final Condition changed = lock.newCondition();
 
     private int permits;
-    private long permitsLeasedAt;
+    private long permitsGrantedAt;
     private boolean leasing;
     private long nextLeaseAt = System.nanoTime();
     private int waiters;
@@ -94,9 +99,9 @@ final class PermitPool {
         try {
             while (true) {
                 long now = System.nanoTime();
-                if (permits > 0 && now - (permitsLeasedAt + validNanos) < 0) {
+                if (permits > 0 && now - (permitsGrantedAt + validNanos) < 0) {
                     permits--;
-                    return Grant.permit(permitsLeasedAt + validNanos);
+                    return Grant.permit(permitsGrantedAt + validNanos);
                 }
                 permits = 0;
                 if (leasing) {
@@ -110,7 +115,7 @@ final class PermitPool {
                     leasing = true;
                     int want = Math.min(chunk, Math.max(1, waiters));
                     RateLimitStore.Lease lease;
-                    long leasedAt = System.nanoTime();
+                    long leaseAskedAt = System.nanoTime();
                     lock.unlock();
                     try {
                         lease = store.lease(key, want);
@@ -124,10 +129,14 @@ final class PermitPool {
                     }
                     now = System.nanoTime();
                     permits = lease.granted();
-                    permitsLeasedAt = leasedAt;
+                    permitsGrantedAt = leaseAskedAt + lease.grantDelay().toNanos();
                     nextLeaseAt = lease.granted() < want
                             ? now + lease.untilNextToken().toNanos()
                             : now;
+                    if (permits > 0 && now - (permitsGrantedAt + validNanos) >= 0) {
+                        permits = 0; // dead on arrival: this process is too slow to send them in time
+                        return Grant.snoozeFor(snooze(now));
+                    }
                     continue;
                 }
                 if (now - deadline >= 0) {

@@ -60,7 +60,8 @@ final class RateLimitStore {
     private static final String LEASE = "UPDATE outbox_rate_bucket SET last_granted = " + GRANT + ","
             + " tokens = " + AVAILABLE + " - " + GRANT + ", updated_at = clock_timestamp()"
             + " FROM (VALUES (?::int, ?::float8)) AS p(requested, recovery)"
-            + " WHERE endpoint = ? RETURNING last_granted, tokens, " + RATE;
+            + " WHERE endpoint = ? RETURNING last_granted, tokens, " + RATE + ","
+            + " extract(epoch FROM updated_at - statement_timestamp()) * 1e9";
 
     /** The factor after a cut: half the factor now, not below the floor. */
     private static final String CUT = "greatest(p.floor, " + FACTOR + " * " + DECREASE + ")";
@@ -128,8 +129,11 @@ final class RateLimitStore {
      * @param granted permits granted (0 to the requested number)
      * @param remaining tokens left in the bucket (negative while a Retry-After is honoured)
      * @param rate the effective rate (configured rate times the adaptive factor)
+     * @param grantDelay how long after the database received the statement it granted (waiting for
+     *     the row lock of a busy bucket, mostly): the grant happened at least this long after the
+     *     lease was asked for
      */
-    record Lease(int granted, double remaining, double rate) {
+    record Lease(int granted, double remaining, double rate, Duration grantDelay) {
         /** Time until the bucket holds one whole token again. */
         Duration untilNextToken() {
             if (remaining >= 1) {
@@ -154,7 +158,8 @@ final class RateLimitStore {
                     if (!rs.next()) {
                         return null;
                     }
-                    return new Lease(rs.getInt(1), rs.getDouble(2), rs.getDouble(3));
+                    return new Lease(rs.getInt(1), rs.getDouble(2), rs.getDouble(3), Duration.ofNanos(Math.max(0, (long)
+                            rs.getDouble(4))));
                 }
             }
         }
