@@ -1,0 +1,44 @@
+package dev.postbox.amqp;
+
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * Where messages of one destination name go: an exchange and a routing key. Jobs name the
+ * destination, never the exchange, so a destination can move without touching the jobs waiting for
+ * it.
+ *
+ * @param name the name jobs use ({@link AmqpRelay#message})
+ * @param exchange the exchange to publish to ({@code ""} is the default exchange, which routes by queue name)
+ * @param routingKey the routing key
+ */
+public record AmqpDestination(String name, String exchange, String routingKey) {
+
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
+
+    public AmqpDestination {
+        Objects.requireNonNull(name, "destination name may not be null");
+        Objects.requireNonNull(
+                exchange, "exchange of destination '" + name + "' may not be null (use \"\" for the default exchange)");
+        Objects.requireNonNull(routingKey, "routing key of destination '" + name + "' may not be null");
+        if (!NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("destination name '" + name + "' is not valid: use 1-100 letters,"
+                    + " digits, '.', '_' or '-', starting with a letter or digit");
+        }
+        // AMQP 0-9-1 short strings: at most 255 bytes.
+        if (exchange.length() > 255 || routingKey.length() > 255) {
+            throw new IllegalArgumentException(
+                    "exchange and routing key of destination '" + name + "' must be at most 255 characters");
+        }
+    }
+
+    /** A destination publishing to {@code exchange} with {@code routingKey}. */
+    public static AmqpDestination of(String name, String exchange, String routingKey) {
+        return new AmqpDestination(name, exchange, routingKey);
+    }
+
+    /** A destination publishing straight to a queue, through the default exchange. */
+    public static AmqpDestination queue(String name, String queue) {
+        return new AmqpDestination(name, "", queue);
+    }
+}
