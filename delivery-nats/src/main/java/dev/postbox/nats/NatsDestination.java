@@ -1,0 +1,45 @@
+package dev.postbox.nats;
+
+import java.util.Objects;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Where messages of one destination name go: a subject, captured by a JetStream stream. Jobs name
+ * the destination, never the subject.
+ *
+ * @param name the name jobs use ({@link NatsRelay#message})
+ * @param subject the subject to publish to (no wildcards)
+ * @param expectedStream the stream that must capture the subject, or null to accept any; with it, a
+ *     subject captured by another stream (a configuration mistake) fails the attempt instead of
+ *     storing the message in the wrong place
+ */
+public record NatsDestination(
+        String name, String subject, @Nullable String expectedStream) {
+
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
+    private static final Pattern SUBJECT = Pattern.compile("[^\\s*>.]+(\\.[^\\s*>.]+)*");
+
+    public NatsDestination {
+        Objects.requireNonNull(name, "destination name may not be null");
+        Objects.requireNonNull(subject, "subject of destination '" + name + "' may not be null");
+        if (!NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("destination name '" + name + "' is not valid: use 1-100 letters,"
+                    + " digits, '.', '_' or '-', starting with a letter or digit");
+        }
+        if (!SUBJECT.matcher(subject).matches()) {
+            throw new IllegalArgumentException("subject '" + subject + "' of destination '" + name + "' is not valid:"
+                    + " dot-separated tokens without spaces and without the wildcards '*' and '>'");
+        }
+    }
+
+    /** A destination publishing to {@code subject}, stored by whichever stream captures it. */
+    public static NatsDestination of(String name, String subject) {
+        return new NatsDestination(name, subject, null);
+    }
+
+    /** A destination publishing to {@code subject}, which must be captured by {@code stream}. */
+    public static NatsDestination of(String name, String subject, String stream) {
+        return new NatsDestination(name, subject, Objects.requireNonNull(stream, "stream may not be null"));
+    }
+}
