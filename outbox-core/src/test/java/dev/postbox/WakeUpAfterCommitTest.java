@@ -170,6 +170,29 @@ class WakeUpAfterCommitTest extends DatabaseTest {
     }
 
     @Test
+    void theFirstCommitAfterAQuietIntervalIsAnnouncedAtOnceTheNextOnlyAfterTheInterval() throws Exception {
+        Outbox outbox = Postbox.builder(dataSource)
+                .config(PostboxConfig.custom()
+                        .notifyInterval(Duration.ofMinutes(1))
+                        .build())
+                .build()
+                .outbox();
+        try (Listening listening = new Listening()) {
+            enqueueCommitted(outbox, JobRequest.of("noop", Map.of()));
+            assertThat(listening.awaitNext().getParameter())
+                    .as("not held back by the interval")
+                    .startsWith("postbox:");
+
+            enqueueCommitted(outbox, JobRequest.of("noop", Map.of()));
+            List<PGNotification> heard = new ArrayList<>();
+            await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> {
+                heard.addAll(listening.drain());
+                return heard.isEmpty();
+            });
+        }
+    }
+
+    @Test
     void aBurstOfCommitsSharesFewNotificationsAndTheLastCommitIsCovered() throws Exception {
         int producers = 8;
         int perProducer = 50;

@@ -78,6 +78,17 @@ final class CommitWatcher {
     }
 
     private void check() {
+        try {
+            checkOnce();
+        } catch (RuntimeException | Error e) {
+            // Never leave the flag set without a check scheduled: watching would stop for good.
+            log.warn("Checking the commit of plain JDBC enqueues failed; their jobs are found by polling", e);
+            pending.clear();
+            scheduled.set(false);
+        }
+    }
+
+    private void checkOnce() {
         boolean fresh = false;
         for (Long x; (x = incoming.poll()) != null; ) {
             incomingCount.decrementAndGet();

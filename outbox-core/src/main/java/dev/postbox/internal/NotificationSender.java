@@ -64,9 +64,10 @@ final class NotificationSender {
     }
 
     private void send() {
-        // Cleared before sending: a commit from here on asks for a send of its own.
-        scheduled.set(false);
+        // The time first, so that a request that finds the flag cleared waits the interval from it;
+        // then the flag, before sending: a commit from here on asks for a send of its own.
         lastSentAt = System.nanoTime();
+        scheduled.set(false);
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
             try (PreparedStatement ps = c.prepareStatement(NOTIFY)) {
