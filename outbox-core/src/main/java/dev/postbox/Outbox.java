@@ -2,6 +2,7 @@ package dev.postbox;
 
 import dev.postbox.internal.JobWriter;
 import dev.postbox.internal.Require;
+import dev.postbox.internal.WakeUps;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
@@ -13,6 +14,14 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * Writes jobs in the caller's transaction. With Spring-managed transactions the job joins the
  * transaction bound to the outbox's {@code DataSource}; with plain JDBC pass the connection. The
  * job exists if and only if that transaction commits.
+ *
+ * <p>Enqueue sends no {@code NOTIFY} in that transaction (a notifying transaction takes a
+ * database-wide lock at commit, which would serialise the application's enqueueing transactions).
+ * The workers are woken after the commit: this process's own at once, other processes' by a
+ * notification sent from another connection, at most one per {@link PostboxConfig#notifyInterval()}.
+ * A Spring-managed transaction is followed with {@code afterCommit}; on a plain JDBC connection
+ * Postbox learns of the commit from PostgreSQL ({@code txid_status}), within about one notify
+ * interval.
  *
  * <pre>{@code
  * @Transactional
@@ -28,12 +37,19 @@ public final class Outbox {
     private final JobWriter writer;
     private final TransactionMode transactionMode;
     private final PostboxListener listener;
+    private final WakeUps wakeUps;
 
-    Outbox(DataSource dataSource, JobWriter writer, TransactionMode transactionMode, PostboxListener listener) {
+    Outbox(
+            DataSource dataSource,
+            JobWriter writer,
+            TransactionMode transactionMode,
+            PostboxListener listener,
+            WakeUps wakeUps) {
         this.dataSource = Require.notNull(dataSource, "dataSource");
         this.writer = writer;
         this.transactionMode = transactionMode;
         this.listener = listener;
+        this.wakeUps = wakeUps;
     }
 
     /**
@@ -89,7 +105,11 @@ public final class Outbox {
 
     private List<EnqueueResult> write(Connection c, List<JobRequest> requests) {
         try {
-            List<EnqueueResult> results = writer.insertAll(c, requests);
+            JobWriter.Written written = writer.insertAll(c, requests);
+            List<EnqueueResult> results = written.results();
+            if (written.createdAny()) {
+                wakeUps.afterCommit(c, written.transactionId());
+            }
             for (int i = 0; i < requests.size(); i++) {
                 listener.enqueued(
                         requests.get(i).queue(),

@@ -5,6 +5,7 @@ import dev.postbox.internal.Engine;
 import dev.postbox.internal.JobStore;
 import dev.postbox.internal.JobWriter;
 import dev.postbox.internal.Require;
+import dev.postbox.internal.WakeUps;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -46,11 +47,12 @@ public final class Postbox implements AutoCloseable {
                     : config.retryPolicy();
             return policy.maxAttempts();
         });
-        this.outbox = new Outbox(b.dataSource, writer, config.transactionMode(), b.listener);
-        this.admin = new PostboxAdmin(b.dataSource, new AdminStore());
+        WakeUps wakeUps = new WakeUps(b.dataSource, config.notifyInterval(), config.pollInterval());
+        this.outbox = new Outbox(b.dataSource, writer, config.transactionMode(), b.listener, wakeUps);
+        this.admin = new PostboxAdmin(b.dataSource, new AdminStore(), wakeUps);
         PlatformTransactionManager tm =
                 b.transactionManager != null ? b.transactionManager : new DataSourceTransactionManager(b.dataSource);
-        this.engine = new Engine(b.dataSource, tm, handlers, new JobStore(codec), b.listener, config);
+        this.engine = new Engine(b.dataSource, tm, handlers, new JobStore(codec), b.listener, config, wakeUps);
     }
 
     public static Builder builder(DataSource dataSource) {

@@ -2,6 +2,7 @@ package dev.postbox;
 
 import dev.postbox.internal.AdminStore;
 import dev.postbox.internal.Require;
+import dev.postbox.internal.WakeUps;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
@@ -18,10 +19,12 @@ public final class PostboxAdmin {
 
     private final DataSource dataSource;
     private final AdminStore store;
+    private final WakeUps wakeUps;
 
-    PostboxAdmin(DataSource dataSource, AdminStore store) {
+    PostboxAdmin(DataSource dataSource, AdminStore store, WakeUps wakeUps) {
         this.dataSource = Require.notNull(dataSource, "dataSource");
         this.store = store;
+        this.wakeUps = wakeUps;
     }
 
     /** The job with its state, payload and attempt history, wherever it is (live, archive, dead). */
@@ -47,12 +50,20 @@ public final class PostboxAdmin {
 
     /** Puts one dead letter back in its queue with a fresh attempt budget; false if not found. */
     public boolean replay(long id) {
-        return call(c -> store.replay(c, id)) > 0;
+        return replayed(call(c -> store.replay(c, id))) > 0;
     }
 
     /** Puts every matching dead letter back with a fresh attempt budget; returns how many. */
     public int replay(DeadLetterFilter filter) {
-        return call(c -> store.replay(c, Require.notNull(filter, "filter")));
+        return replayed(call(c -> store.replay(c, Require.notNull(filter, "filter"))));
+    }
+
+    /** Replayed jobs are committed (auto-commit): wake the workers as enqueue does. */
+    private int replayed(int jobs) {
+        if (jobs > 0) {
+            wakeUps.committed();
+        }
+        return jobs;
     }
 
     /** Deletes matching dead letters for good; returns how many. */

@@ -20,6 +20,7 @@ public final class PostboxConfig {
     public static final int DEFAULT_CONCURRENCY = 10;
     public static final int DEFAULT_CLAIM_BATCH_SIZE = 500;
     public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(1);
+    public static final Duration DEFAULT_NOTIFY_INTERVAL = Duration.ofMillis(2);
     public static final Duration DEFAULT_VISIBILITY_TIMEOUT = Duration.ofSeconds(30);
     public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofSeconds(10);
     public static final Duration DEFAULT_RESCUE_INTERVAL = Duration.ofSeconds(5);
@@ -47,6 +48,7 @@ public final class PostboxConfig {
     private final int prefetch;
     private final Duration pollInterval;
     private final boolean listenNotify;
+    private final Duration notifyInterval;
     private final Duration visibilityTimeout;
     private final Duration heartbeatInterval;
     private final Duration rescueInterval;
@@ -76,6 +78,7 @@ public final class PostboxConfig {
         this.prefetch = b.prefetch != null ? b.prefetch : 2 * b.claimBatchSize;
         this.pollInterval = b.pollInterval;
         this.listenNotify = b.listenNotify;
+        this.notifyInterval = b.notifyInterval;
         this.visibilityTimeout = b.visibilityTimeout;
         this.heartbeatInterval = b.heartbeatInterval;
         this.rescueInterval = b.rescueInterval;
@@ -130,6 +133,7 @@ public final class PostboxConfig {
         b.prefetch = prefetch;
         b.pollInterval = pollInterval;
         b.listenNotify = listenNotify;
+        b.notifyInterval = notifyInterval;
         b.visibilityTimeout = visibilityTimeout;
         b.heartbeatInterval = heartbeatInterval;
         b.rescueInterval = rescueInterval;
@@ -188,6 +192,17 @@ public final class PostboxConfig {
 
     public boolean listenNotify() {
         return listenNotify;
+    }
+
+    /**
+     * The shortest time between two {@code NOTIFY postbox_job} this instance sends for jobs enqueued
+     * through its {@link Outbox}. The notifications come from a connection of Postbox's own after the
+     * enqueueing transaction commits, never from that transaction; the first one after a quiet
+     * interval goes at once, and the commits during the interval after it share one more at its end.
+     * The same interval paces the checks for the commit of jobs enqueued on plain JDBC connections.
+     */
+    public Duration notifyInterval() {
+        return notifyInterval;
     }
 
     public Duration visibilityTimeout() {
@@ -289,6 +304,7 @@ public final class PostboxConfig {
         private @Nullable Integer prefetch;
         private Duration pollInterval = DEFAULT_POLL_INTERVAL;
         private boolean listenNotify = true;
+        private Duration notifyInterval = DEFAULT_NOTIFY_INTERVAL;
         private Duration visibilityTimeout = DEFAULT_VISIBILITY_TIMEOUT;
         private Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
         private Duration rescueInterval = DEFAULT_RESCUE_INTERVAL;
@@ -351,6 +367,12 @@ public final class PostboxConfig {
         /** Wake on {@code LISTEN/NOTIFY} (one connection per engine) as well as polling. */
         public Builder listenNotify(boolean listenNotify) {
             this.listenNotify = listenNotify;
+            return this;
+        }
+
+        /** See {@link PostboxConfig#notifyInterval()}. */
+        public Builder notifyInterval(Duration notifyInterval) {
+            this.notifyInterval = Require.positive(notifyInterval, "notifyInterval");
             return this;
         }
 

@@ -57,6 +57,12 @@ public final class SchemaInstaller {
                 Pattern.compile("(?is)ALTER\\s+TABLE\\s+(?:IF\\s+EXISTS\\s+)?(?:ONLY\\s+)?([a-z_][a-z0-9_]*)([^;]*);");
         private static final Pattern ADD_COLUMN =
                 Pattern.compile("(?i)ADD\\s+COLUMN\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?([a-z_][a-z0-9_]*)");
+        private static final Pattern DROP_TRIGGER = Pattern.compile(
+                "(?i)DROP\\s+TRIGGER\\s+(?:IF\\s+EXISTS\\s+)?([a-z_][a-z0-9_]*)\\s+ON\\s+(?:ONLY\\s+)?([a-z_][a-z0-9_]*)");
+
+        /** How {@link #objects()} names a trigger the migration drops: {@code trigger <name> on <table> dropped}. */
+        static final Pattern DROPPED_TRIGGER =
+                Pattern.compile("trigger ([a-z_][a-z0-9_]*) on ([a-z_][a-z0-9_]*) dropped");
 
         /** The SQL of the migration. */
         public String sql() {
@@ -65,7 +71,9 @@ public final class SchemaInstaller {
 
         /**
          * What the migration creates, by which a database is known to have it: tables and indexes by
-         * name, added columns as {@code table.column}, in the order the migration creates them.
+         * name, added columns as {@code table.column}, in the order the migration creates them; then
+         * the triggers it drops, as {@code trigger <name> on <table> dropped} (present while the
+         * table exists and the trigger does not).
          */
         public List<String> objects() {
             String sql = sql().replaceAll("(?m)--.*$", "");
@@ -81,6 +89,11 @@ public final class SchemaInstaller {
                 while (column.find()) {
                     objects.add(table + "." + column.group(1).toLowerCase(java.util.Locale.ROOT));
                 }
+            }
+            Matcher dropped = DROP_TRIGGER.matcher(sql);
+            while (dropped.find()) {
+                objects.add("trigger " + dropped.group(1).toLowerCase(java.util.Locale.ROOT) + " on "
+                        + dropped.group(2).toLowerCase(java.util.Locale.ROOT) + " dropped");
             }
             return objects;
         }

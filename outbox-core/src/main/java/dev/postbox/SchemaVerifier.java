@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Matcher;
 import javax.sql.DataSource;
 
 /**
@@ -18,7 +19,8 @@ import javax.sql.DataSource;
  * or newer, and which of the shipped migrations ({@link SchemaInstaller#migrations()}) it lacks. A
  * migration counts as applied when everything it creates exists (its tables and indexes, the columns
  * it adds: {@link SchemaInstaller.Migration#objects()}, looked up on the connection's {@code
- * search_path}), whoever applied it: {@link SchemaInstaller}, Flyway, Liquibase or a DBA.
+ * search_path}) and what it drops is gone (a trigger), whoever applied it: {@link SchemaInstaller},
+ * Flyway, Liquibase or a DBA.
  *
  * <p>The minimum is PostgreSQL 12 because the schema uses a stored generated column ({@code
  * outbox_job.lane}, new in 12); triggers {@code EXECUTE FUNCTION} and a default partition of the
@@ -76,7 +78,8 @@ public final class SchemaVerifier {
 
     /**
      * What the shipped migrations create and this database lacks, in migration order: tables and
-     * indexes by name, columns as {@code table.column}.
+     * indexes by name, columns as {@code table.column}; and the triggers they drop that this database
+     * still has (or whose table it lacks), as {@code trigger <name> on <table> dropped}.
      */
     public Set<String> missingObjects() {
         try (Connection c = dataSource.getConnection()) {
@@ -125,8 +128,14 @@ public final class SchemaVerifier {
     private static Set<String> missingObjects(Connection c, List<SchemaInstaller.Migration> migrations)
             throws SQLException {
         List<String> objects = new ArrayList<>();
+        List<String> relations = new ArrayList<>();
         migrations.forEach(m -> objects.addAll(m.objects()));
-        Set<String> missing = new LinkedHashSet<>();
+        for (String o : objects) {
+            if (!SchemaInstaller.Migration.DROPPED_TRIGGER.matcher(o).matches()) {
+                relations.add(o);
+            }
+        }
+        Set<String> missingRelations = new LinkedHashSet<>();
         // A relation by name (to_regclass), or a column as relation.column (pg_attribute).
         try (PreparedStatement ps = c.prepareStatement("SELECT o FROM unnest(?::text[]) WITH ORDINALITY AS x(o, n)"
                 + " WHERE CASE WHEN strpos(o, '.') = 0 THEN to_regclass(o) IS NULL"
@@ -134,15 +143,36 @@ public final class SchemaVerifier {
                 + "     WHERE a.attrelid = to_regclass(split_part(o, '.', 1))"
                 + "       AND a.attname = split_part(o, '.', 2) AND NOT a.attisdropped) END"
                 + " ORDER BY n")) {
-            Array names = c.createArrayOf("text", objects.toArray());
+            Array names = c.createArrayOf("text", relations.toArray());
             ps.setArray(1, names);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    missing.add(rs.getString(1));
+                    missingRelations.add(rs.getString(1));
                 }
             }
         }
+        Set<String> missing = new LinkedHashSet<>();
+        for (String o : objects) {
+            Matcher trigger = SchemaInstaller.Migration.DROPPED_TRIGGER.matcher(o);
+            if (trigger.matches() ? !dropped(c, trigger.group(1), trigger.group(2)) : missingRelations.contains(o)) {
+                missing.add(o);
+            }
+        }
         return missing;
+    }
+
+    /** Whether the table exists without the trigger (a migration that drops it has run). */
+    private static boolean dropped(Connection c, String trigger, String table) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT to_regclass(?) IS NOT NULL AND NOT EXISTS"
+                + " (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = to_regclass(?) AND t.tgname = ?)")) {
+            ps.setString(1, table);
+            ps.setString(2, table);
+            ps.setString(3, trigger);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
     }
 
     private static IllegalStateException checkFailed(SQLException e) {

@@ -75,7 +75,7 @@ class SchemaVerifierTest {
                     .doesNotContain("outbox_job");
 
             // The installer takes over: it records what it found and applies only the rest.
-            assertThat(new SchemaInstaller(ds).install()).containsExactly(3, 4, 5, 6);
+            assertThat(new SchemaInstaller(ds).install()).containsExactly(3, 4, 5, 6, 7);
             assertThat(jdbc.queryForList(
                             "SELECT description FROM outbox_schema_version ORDER BY version", String.class))
                     .containsExactly(
@@ -84,7 +84,8 @@ class SchemaVerifierTest {
                             "http delivery",
                             "attempt start marks",
                             "rate bucket line",
-                            "console indexes");
+                            "console indexes",
+                            "notify after commit");
             assertThat(verifier.missingMigrations()).isEmpty();
             assertThat(verifier.missingObjects()).isEmpty();
             assertThat(verifier.installedVersion())
@@ -95,6 +96,43 @@ class SchemaVerifierTest {
                     .extracting(SchemaInstaller.Migration::version)
                     .containsExactly(2);
             assertThat(verifier.installedVersion()).isEqualTo(1);
+        } finally {
+            TestDatabase.drop(ds);
+        }
+    }
+
+    /**
+     * V7 creates nothing: it drops the insert trigger that notified in every enqueueing transaction.
+     * It counts as applied when outbox_job exists without that trigger, so that a database migrated
+     * by another tool up to V6 is not taken for a V7 one (and Flyway's baseline stays at 6).
+     */
+    @Test
+    void aMigrationThatDropsATriggerIsAppliedOnlyWhenTheTriggerIsGone() {
+        HikariDataSource ds = TestDatabase.createEmpty();
+        try {
+            SchemaVerifier verifier = new SchemaVerifier(ds);
+            List<SchemaInstaller.Migration> all = SchemaInstaller.migrations();
+            SchemaInstaller.Migration v7 = all.get(6);
+            assertThat(v7.version()).isEqualTo(7);
+            assertThat(v7.objects()).containsExactly("trigger outbox_job_notify on outbox_job dropped");
+            assertThat(verifier.missingMigrations())
+                    .as("without outbox_job there is nothing the trigger was dropped from")
+                    .contains(v7);
+
+            JdbcTemplate jdbc = new JdbcTemplate(ds);
+            all.subList(0, 6).forEach(m -> jdbc.execute(m.sql()));
+            assertThat(verifier.missingMigrations()).containsExactly(v7);
+            assertThat(verifier.missingObjects()).containsExactly("trigger outbox_job_notify on outbox_job dropped");
+            assertThat(verifier.installedVersion()).isEqualTo(6);
+
+            assertThat(new SchemaInstaller(ds).install()).containsExactly(7);
+            assertThat(verifier.missingMigrations()).isEmpty();
+            assertThat(verifier.installedVersion()).isEqualTo(7);
+            assertThat(jdbc.queryForObject(
+                            "SELECT count(*) FROM pg_trigger WHERE tgrelid = 'outbox_job'::regclass"
+                                    + " AND tgname = 'outbox_job_notify'",
+                            Long.class))
+                    .isZero();
         } finally {
             TestDatabase.drop(ds);
         }

@@ -25,6 +25,7 @@ public final class Bench {
             "peer",
             "steady-state",
             "enqueue-overhead",
+            "concurrent-enqueue",
             "http",
             "history-growth",
             "memory",
@@ -74,6 +75,8 @@ public final class Bench {
                 case "peer" -> List.of(Peer.run(env, sizes.burnJobs(), 20));
                 case "steady-state" -> SteadyState.run(env, sizes.steadyRates(), sizes.steadySeconds());
                 case "enqueue-overhead" -> List.of(EnqueueOverhead.run(env, sizes.overheadTransactions()));
+                case ConcurrentEnqueue.NAME ->
+                    List.of(ConcurrentEnqueue.run(env, ConcurrentEnqueue.Settings.fromSystemProperties()));
                 case "http" -> List.of(Http.run(env, sizes.httpJobs()));
                 case "history-growth" -> List.of(HistoryGrowth.run(env, sizes.historySizes()));
                 case "memory" -> List.of(Memory.run(env, sizes.memoryJobs(), sizes.memoryHeap()));

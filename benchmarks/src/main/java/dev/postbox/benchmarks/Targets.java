@@ -37,6 +37,21 @@ final class Targets {
             Double delta = num(overhead.get("p50DeltaMs"));
             lines.add(verdict(delta != null && delta <= 0.3, "enqueue overhead p50 ≤ +0.3 ms: +" + fmt(delta) + " ms"));
         }
+        Map<String, Object> concurrent = all.get(ConcurrentEnqueue.NAME);
+        if (concurrent != null && concurrent.get("levels") instanceof List<?> levels) {
+            for (Object o : levels) {
+                if (o instanceof Map<?, ?> level) {
+                    Double ratio = num(level.get("intentRatio"));
+                    lines.add(verdict(
+                            ratio != null && ratio >= 0.8,
+                            "concurrent enqueue, " + level.get("producers")
+                                    + " producers: commits with one intent ≥ 0.8×"
+                                    + " without: " + fmt(ratio) + "× (" + fmt(num(level.get("intentCommitsPerSecond")))
+                                    + " vs " + fmt(num(level.get("bareCommitsPerSecond"))) + " commits/s; with the old"
+                                    + " trigger " + fmt(num(level.get("triggerRatio"))) + "×)"));
+                }
+            }
+        }
         Map<String, Object> http = all.get("http");
         if (http != null) {
             Double jps = num(http.get("jobsPerSecond"));

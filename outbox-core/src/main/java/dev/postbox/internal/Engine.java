@@ -45,6 +45,7 @@ public final class Engine {
     private final CompletionBatcher completions;
     private final JobRunner runner;
     private final Rescuer rescuer;
+    private final WakeUps wakeUps;
     private final List<Worker> workers = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
     private NotificationListener notifications;
@@ -58,8 +59,10 @@ public final class Engine {
             Map<String, HandlerRegistration> handlers,
             JobStore store,
             PostboxListener listener,
-            PostboxConfig config) {
+            PostboxConfig config,
+            WakeUps wakeUps) {
         this.dataSource = dataSource;
+        this.wakeUps = wakeUps;
         this.config = config;
         this.listener = listener;
         this.store = store;
@@ -107,8 +110,10 @@ public final class Engine {
         Thread dispatcherThread = new Thread(dispatcher, DISPATCHER_THREAD);
         dispatcherThread.setDaemon(false);
         start(dispatcherThread);
+        wakeUps.localDispatcher(dispatcher::wake);
         if (config.listenNotify()) {
-            notifications = new NotificationListener(dataSource, dispatcher::wake, config.pollInterval());
+            notifications =
+                    new NotificationListener(dataSource, dispatcher::wake, config.pollInterval(), wakeUps.payload());
             start(daemonThreads("postbox-listen-").newThread(notifications));
         }
         registry = new WorkerRegistry(dataSource, config);
@@ -149,6 +154,7 @@ public final class Engine {
             return;
         }
         running = false;
+        wakeUps.localDispatcher(null);
         dispatcher.stop();
         if (notifications != null) {
             notifications.stop(); // before the joins below: its thread only ends when told to

@@ -9,11 +9,16 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.ToIntFunction;
 
-/** The SQL of enqueue: one INSERT per job, deduplicated by idempotency key. */
+/**
+ * The SQL of enqueue: one INSERT per job, deduplicated by idempotency key. Each statement also
+ * returns the transaction's id ({@code txid_current()}, already assigned by the insert), by which
+ * {@link WakeUps} learns when a plain JDBC caller has committed.
+ */
 public final class JobWriter {
 
     private static final String COLUMNS =
@@ -23,7 +28,7 @@ public final class JobWriter {
             + " coalesce(?::timestamptz, now() + ?::bigint * interval '1 millisecond'), ?";
 
     private static final String INSERT =
-            "INSERT INTO outbox_job (" + COLUMNS + ") VALUES (" + VALUES + ") RETURNING id";
+            "INSERT INTO outbox_job (" + COLUMNS + ") VALUES (" + VALUES + ") RETURNING id, txid_current()";
 
     /**
      * Claims the key (or takes over an expired one) and inserts the job in one statement. When the
@@ -39,8 +44,8 @@ public final class JobWriter {
             + " RETURNING job_id),"
             + " job AS (INSERT INTO outbox_job (id, " + COLUMNS + ") SELECT key.job_id, " + VALUES
             + " FROM key RETURNING id)"
-            + " SELECT id, true FROM job"
-            + " UNION ALL SELECT job_id, false FROM outbox_idempotency_key"
+            + " SELECT id, true, txid_current() FROM job"
+            + " UNION ALL SELECT job_id, false, txid_current() FROM outbox_idempotency_key"
             + "  WHERE idempotency_key = ? AND NOT EXISTS (SELECT 1 FROM key)";
 
     private static final String EXISTING_KEY =
@@ -83,7 +88,20 @@ public final class JobWriter {
         return json;
     }
 
+    /** What enqueue wrote, and in which transaction (0 when it wrote nothing). */
+    public record Written(List<EnqueueResult> results, long transactionId) {
+
+        /** Whether a new job was inserted (not only duplicates found). */
+        public boolean createdAny() {
+            return results.stream().anyMatch(EnqueueResult::created);
+        }
+    }
+
     public EnqueueResult insert(Connection connection, JobRequest request) throws SQLException {
+        return insertOne(connection, request).results().get(0);
+    }
+
+    private Written insertOne(Connection connection, JobRequest request) throws SQLException {
         String payload = payloadJson(request);
         String key = request.idempotencyKey().orElse(null);
         if (key == null) {
@@ -91,7 +109,7 @@ public final class JobWriter {
                 bindJob(ps, 1, request, payload);
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
-                    return new EnqueueResult(rs.getLong(1), true);
+                    return new Written(List.of(new EnqueueResult(rs.getLong(1), true)), rs.getLong(2));
                 }
             }
         }
@@ -102,7 +120,7 @@ public final class JobWriter {
             ps.setString(next, key);
             try (ResultSet rs = ps.executeQuery()) {
                 if (rs.next()) {
-                    return new EnqueueResult(rs.getLong(1), rs.getBoolean(2));
+                    return new Written(List.of(new EnqueueResult(rs.getLong(1), rs.getBoolean(2))), rs.getLong(3));
                 }
             }
         }
@@ -110,7 +128,7 @@ public final class JobWriter {
             ps.setString(1, key);
             try (ResultSet rs = ps.executeQuery()) {
                 if (rs.next()) {
-                    return new EnqueueResult(rs.getLong(1), false);
+                    return new Written(List.of(new EnqueueResult(rs.getLong(1), false)), 0);
                 }
             }
         }
@@ -122,31 +140,39 @@ public final class JobWriter {
      * Inserts the jobs in request order (ids follow it, which per-key ordering relies on): runs of
      * jobs without an idempotency key go in one JDBC batch, keyed jobs one statement each.
      */
-    public List<EnqueueResult> insertAll(Connection connection, List<JobRequest> requests) throws SQLException {
+    public Written insertAll(Connection connection, List<JobRequest> requests) throws SQLException {
         List<EnqueueResult> results = new ArrayList<>(requests.size());
+        long transactionId = 0;
         List<JobRequest> run = new ArrayList<>();
         for (JobRequest request : requests) {
             if (request.idempotencyKey().isEmpty()) {
                 run.add(request);
             } else {
-                results.addAll(insertBatch(connection, run));
+                transactionId = add(results, transactionId, insertBatch(connection, run));
                 run.clear();
-                results.add(insert(connection, request));
+                transactionId = add(results, transactionId, insertOne(connection, request));
             }
         }
-        results.addAll(insertBatch(connection, run));
-        return results;
+        transactionId = add(results, transactionId, insertBatch(connection, run));
+        return new Written(results, transactionId);
     }
 
-    private List<EnqueueResult> insertBatch(Connection connection, List<JobRequest> run) throws SQLException {
+    private static long add(List<EnqueueResult> results, long transactionId, Written written) {
+        results.addAll(written.results());
+        return written.transactionId() != 0 ? written.transactionId() : transactionId;
+    }
+
+    private Written insertBatch(Connection connection, List<JobRequest> run) throws SQLException {
         if (run.isEmpty()) {
-            return List.of();
+            return new Written(List.of(), 0);
         }
         if (run.size() == 1) {
-            return List.of(insert(connection, run.get(0)));
+            return insertOne(connection, run.get(0));
         }
         List<EnqueueResult> results = new ArrayList<>(run.size());
-        try (PreparedStatement ps = connection.prepareStatement(INSERT, new String[] {"id"})) {
+        long transactionId = 0;
+        // The statement has its RETURNING clause already; the driver returns its rows as the keys.
+        try (PreparedStatement ps = connection.prepareStatement(INSERT, Statement.RETURN_GENERATED_KEYS)) {
             for (JobRequest request : run) {
                 bindJob(ps, 1, request, payloadJson(request));
                 ps.addBatch();
@@ -155,10 +181,11 @@ public final class JobWriter {
             try (ResultSet keys = ps.getGeneratedKeys()) {
                 while (keys.next()) {
                     results.add(new EnqueueResult(keys.getLong(1), true));
+                    transactionId = keys.getLong(2);
                 }
             }
         }
-        return results;
+        return new Written(results, transactionId);
     }
 
     private int bindJob(PreparedStatement ps, int i, JobRequest r, String payload) throws SQLException {

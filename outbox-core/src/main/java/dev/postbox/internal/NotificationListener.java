@@ -11,8 +11,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Holds one connection in {@code LISTEN postbox_job} and wakes the dispatcher when jobs are
- * inserted. Reconnects with backoff ({@link FailureBackoff}); polling covers the gaps.
+ * Holds one connection in {@code LISTEN postbox_job} and wakes the dispatcher when another process
+ * (or another engine instance) announces committed jobs ({@link NotificationSender}; before schema
+ * V7, the insert trigger of older versions). Notifications of this instance's own sender are
+ * skipped: its dispatcher was woken in process already. Reconnects with backoff ({@link
+ * FailureBackoff}); polling covers the gaps.
  */
 final class NotificationListener implements Runnable {
 
@@ -23,10 +26,12 @@ final class NotificationListener implements Runnable {
     private final Runnable onNotification;
     private final Duration pollInterval;
     private final FailureBackoff failures;
+    private final String ownPayload;
     private volatile boolean running = true;
 
-    NotificationListener(DataSource dataSource, Runnable onNotification, Duration pollInterval) {
+    NotificationListener(DataSource dataSource, Runnable onNotification, Duration pollInterval, String ownPayload) {
         this.dataSource = dataSource;
+        this.ownPayload = ownPayload;
         this.onNotification = onNotification;
         this.pollInterval = pollInterval;
         this.failures = new FailureBackoff(
@@ -35,6 +40,15 @@ final class NotificationListener implements Runnable {
 
     void stop() {
         running = false;
+    }
+
+    private boolean fromElsewhere(PGNotification[] notifications) {
+        for (PGNotification n : notifications) {
+            if (!ownPayload.equals(n.getParameter())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override
@@ -50,7 +64,7 @@ final class NotificationListener implements Runnable {
                 int timeout = (int) Math.min(pollInterval.toMillis(), 500);
                 while (running) {
                     PGNotification[] notifications = pg.getNotifications(timeout);
-                    if (notifications != null && notifications.length > 0) {
+                    if (notifications != null && fromElsewhere(notifications)) {
                         onNotification.run();
                     }
                 }

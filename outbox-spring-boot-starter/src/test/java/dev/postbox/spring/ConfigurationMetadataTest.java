@@ -53,6 +53,7 @@ class ConfigurationMetadataTest {
         actual.put("postbox.max-payload-bytes", bound.getMaxPayloadBytes());
         actual.put("postbox.idempotency-window", bound.getIdempotencyWindow());
         actual.put("postbox.unknown-kind-delay", bound.getUnknownKindDelay());
+        actual.put("postbox.notify-interval", bound.getNotifyInterval());
         actual.put("postbox.worker.concurrency", bound.getWorker().getConcurrency());
         actual.put("postbox.worker.claim-batch-size", bound.getWorker().getClaimBatchSize());
         actual.put("postbox.worker.poll-interval", bound.getWorker().getPollInterval());

@@ -82,6 +82,7 @@ class PostboxAutoConfigurationTest {
             assertThat(config.claimBatchSize()).isEqualTo(defaults.claimBatchSize());
             assertThat(config.prefetch()).isEqualTo(defaults.prefetch());
             assertThat(config.pollInterval()).isEqualTo(defaults.pollInterval());
+            assertThat(config.notifyInterval()).isEqualTo(defaults.notifyInterval());
             assertThat(config.visibilityTimeout()).isEqualTo(defaults.visibilityTimeout());
             assertThat(config.heartbeatInterval()).isEqualTo(defaults.heartbeatInterval());
             assertThat(config.shutdownGrace()).isEqualTo(defaults.shutdownGrace());
@@ -121,6 +122,7 @@ class PostboxAutoConfigurationTest {
                         "postbox.attempt-log=all",
                         "postbox.max-payload-bytes=2048",
                         "postbox.idempotency-window=1d",
+                        "postbox.notify-interval=10ms",
                         "postbox.archive.retention=3d")
                 .run(context -> {
                     PostboxConfig config = context.getBean(Postbox.class).config();
@@ -130,6 +132,7 @@ class PostboxAutoConfigurationTest {
                     assertThat(config.claimBatchSize()).isEqualTo(20);
                     assertThat(config.prefetch()).isEqualTo(5);
                     assertThat(config.pollInterval()).isEqualTo(Duration.ofMillis(250));
+                    assertThat(config.notifyInterval()).isEqualTo(Duration.ofMillis(10));
                     assertThat(config.visibilityTimeout()).isEqualTo(Duration.ofMinutes(1));
                     assertThat(config.heartbeatInterval()).isEqualTo(Duration.ofSeconds(15));
                     assertThat(config.shutdownGrace()).isEqualTo(Duration.ofSeconds(5));

@@ -37,6 +37,7 @@ public final class PostboxConfigFactory {
                 .idempotencyWindow(properties.getIdempotencyWindow())
                 .maxPayloadBytes(properties.getMaxPayloadBytes())
                 .unknownKindDelay(properties.getUnknownKindDelay())
+                .notifyInterval(properties.getNotifyInterval())
                 .transactionMode(properties.getTransactionMode())
                 .archiveRetention(properties.getArchive().getRetention())
                 .partitionsAhead(properties.getArchive().getPartitionsAhead())
