@@ -68,10 +68,7 @@ public final class SsrfGuard {
         Objects.requireNonNull(address, "address may not be null");
         Classification classification = AddressClassifier.classify(address);
         AddressCategory category = classification.category();
-        String text = AddressClassifier.text(address);
-        String what = classification.explanation().isEmpty()
-                ? text + " is " + category.description()
-                : text + " is " + classification.explanation() + ", " + category.description();
+        String what = describe(address, classification);
         if (category == AddressCategory.PUBLIC) {
             return new AddressVerdict(address, category, true, what);
         }
@@ -84,18 +81,50 @@ public final class SsrfGuard {
     }
 
     /**
-     * Decides whether Postbox may connect to {@code address} for a request to {@code host}: an
-     * allow-listed host name is trusted whatever it resolves to; otherwise as {@link
-     * #check(InetAddress)}.
+     * Decides whether Postbox may connect to {@code address}, which the name {@code host} resolved
+     * to. An allow-listed host name is trusted whatever it resolves to, except for the addresses no
+     * name may open: link-local, cloud metadata and unspecified ones ({@link
+     * AddressCategory#needsExactEntry()}). Reached through any name, those are allowed only when the
+     * allow-list holds the exact address ({@code 169.254.169.254/32}), never by the name or by a
+     * range. Otherwise as {@link #check(InetAddress)}.
      */
     public AddressVerdict check(String host, InetAddress address) {
         Objects.requireNonNull(host, "host may not be null");
         AddressVerdict verdict = check(address);
+        if (verdict.category().needsExactEntry()) {
+            Optional<String> exact = policy.allowingNetwork(address, true).map(Object::toString);
+            String what = describe(address, AddressClassifier.classify(address));
+            if (exact.isPresent()) {
+                return new AddressVerdict(address, verdict.category(), true, what + ", allow-listed by " + exact.get());
+            }
+            String through = policy.allowsHost(host)
+                    ? ", host " + host + " is allow-listed, but"
+                    : ", the address of " + host + ";";
+            return new AddressVerdict(
+                    address,
+                    verdict.category(),
+                    false,
+                    what + through + " link-local, metadata and unspecified addresses are reached only when you"
+                            + " allow-list the exact address (" + exactEntry(address) + ")");
+        }
         if (verdict.forbidden() && policy.allowsHost(host)) {
             return new AddressVerdict(
                     address, verdict.category(), true, verdict.reason() + ", host " + host + " is allow-listed");
         }
         return verdict;
+    }
+
+    private static String describe(InetAddress address, Classification classification) {
+        String text = AddressClassifier.text(address);
+        AddressCategory category = classification.category();
+        return classification.explanation().isEmpty()
+                ? text + " is " + category.description()
+                : text + " is " + classification.explanation() + ", " + category.description();
+    }
+
+    /** The allow-list entry naming exactly {@code address}: {@code a.b.c.d/32} or {@code x::y/128}. */
+    static String exactEntry(InetAddress address) {
+        return AddressClassifier.text(address) + (address.getAddress().length == 4 ? "/32" : "/128");
     }
 
     /**
@@ -150,8 +179,7 @@ public final class SsrfGuard {
 
     /** The exception {@link #validateUrl(String)} throws for a forbidden address. */
     static ForbiddenDestinationException refusal(String shownUrl, AddressVerdict verdict) {
-        String example = AddressClassifier.text(verdict.address())
-                + (verdict.address().getAddress().length == 4 ? "/32" : "/128");
+        String example = exactEntry(verdict.address());
         return new ForbiddenDestinationException(
                 "Endpoint URL " + shownUrl + " points to " + verdict.reason() + "; Postbox refuses loopback,"
                         + " private, link-local and metadata destinations (SSRF guard). If this endpoint is"

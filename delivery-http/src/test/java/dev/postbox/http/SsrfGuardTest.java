@@ -163,6 +163,59 @@ class SsrfGuardTest {
         assertThat(guard.check("other.internal", ip("10.0.0.1")).allowed()).isFalse();
     }
 
+    @ParameterizedTest(name = "an allow-listed name resolving to {0} is refused")
+    @ValueSource(
+            strings = {
+                "169.254.169.254",
+                "169.254.170.2",
+                "169.254.1.1",
+                "fd00:ec2::254",
+                "fe80::1",
+                "::ffff:169.254.169.254",
+                "100.100.100.200",
+                "0.0.0.0",
+                "::"
+            })
+    void anAllowListedNameDoesNotOpenLinkLocalOrMetadataAddresses(String literal) {
+        SsrfGuard guard = SsrfGuard.of(SsrfPolicy.custom()
+                .allowList(List.of("hooks.internal", "*.corp.example", "10.0.0.0/8", "169.254.0.0/16"))
+                .build());
+
+        AddressVerdict verdict = guard.check("hooks.internal", ip(literal));
+        assertThat(verdict.allowed()).as(verdict.reason()).isFalse();
+        assertThat(verdict.reason())
+                .contains("host hooks.internal is allow-listed, but")
+                .contains("allow-list the exact address");
+        assertThat(guard.check("a.corp.example", ip(literal)).allowed()).isFalse();
+        assertThat(guard.check("hooks.internal", ip("10.0.0.1")).allowed()).isTrue();
+    }
+
+    @Test
+    void anExactAddressEntryLetsAnAllowListedNameReachThatAddressOnly() {
+        SsrfGuard guard = SsrfGuard.of(SsrfPolicy.custom()
+                .allowList(List.of("metadata.internal", "169.254.169.254/32", "fd00:ec2::254"))
+                .build());
+
+        assertThat(guard.check("metadata.internal", ip("169.254.169.254")).allowed())
+                .isTrue();
+        assertThat(guard.check("metadata.internal", ip("fd00:ec2::254")).allowed())
+                .isTrue();
+        assertThat(guard.check("metadata.internal", ip("169.254.170.2")).allowed())
+                .isFalse();
+    }
+
+    @Test
+    void guardedDnsRefusesAnAllowListedNameThatResolvesToTheMetadataService() {
+        SsrfGuard guard =
+                SsrfGuard.of(SsrfPolicy.custom().allow("billing.internal").build());
+        Dns guarded = guard.dns(fakeDns(Map.of("billing.internal", List.of(ip("10.1.1.1"), ip("169.254.169.254")))));
+
+        assertThatThrownBy(() -> guarded.lookup("billing.internal"))
+                .isInstanceOf(UnknownHostException.class)
+                .hasMessageContaining("169.254.169.254 is a cloud metadata service address")
+                .hasMessageContaining("169.254.169.254/32");
+    }
+
     @Test
     void rejectsInvalidAllowListEntriesNamingThem() {
         assertThatThrownBy(() -> SsrfPolicy.custom().allow("10.0.0.0/33"))
