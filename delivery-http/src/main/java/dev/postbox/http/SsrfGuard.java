@@ -129,7 +129,8 @@ public final class SsrfGuard {
 
     /**
      * Validates an endpoint URL at enqueue time, without any DNS lookup: it must be http(s) (https
-     * when the policy says so) and must not name a forbidden address literally. Host names are checked
+     * when the policy says so), use a port the {@link PortPolicy} allows (whatever the host, allow-listed
+     * or not) and must not name a forbidden address literally. Host names are checked
      * when they are resolved and connected to, at delivery time, since DNS answers change.
      *
      * @throws ForbiddenDestinationException naming the URL (without query or credentials) and the fix
@@ -147,6 +148,11 @@ public final class SsrfGuard {
                     "Endpoint URL " + shown + " uses plain http but " + HTTPS_ONLY_PROPERTY
                             + " is set: use an https URL",
                     null);
+        }
+        int port = parsed.port();
+        if (!policy.ports().allows(port)) {
+            throw new ForbiddenDestinationException(
+                    "Endpoint URL " + shown + " uses " + policy.ports().refusal(port), null);
         }
         String host = parsed.host();
         if (policy.allowsHost(host)) {

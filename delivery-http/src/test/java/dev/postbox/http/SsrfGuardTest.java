@@ -216,6 +216,65 @@ class SsrfGuardTest {
                 .hasMessageContaining("169.254.169.254/32");
     }
 
+    @ParameterizedTest(name = "{0} is refused by the default port policy")
+    @CsvSource({
+        "https://hooks.example.com:6379/, port 6379 (Redis), remove 6379 from postbox.http.denied-ports",
+        "http://hooks.example.com:2375/v1/containers, port 2375 (Docker API), remove 2375 from postbox.http.denied-ports",
+        "https://hooks.example.com:5432/, port 5432 (PostgreSQL), remove 5432 from postbox.http.denied-ports",
+        "http://hooks.example.com:22/, port 22 (SSH), add 22 to postbox.http.allowed-ports",
+        "http://hooks.example.com:25/, port 25 (SMTP), add 25 to postbox.http.allowed-ports",
+        "http://hooks.example.com:8/, port 8, add 8 to postbox.http.allowed-ports"
+    })
+    void refusesInternalServicePortsNamingTheServiceAndTheProperty(String url, String port, String fix) {
+        SsrfGuard allowListed =
+                SsrfGuard.of(SsrfPolicy.custom().allow("hooks.example.com").build());
+        for (SsrfGuard guard : List.of(defaults, allowListed)) {
+            assertThatThrownBy(() -> guard.validateUrl(url))
+                    .isInstanceOf(ForbiddenDestinationException.class)
+                    .hasMessageContaining(port)
+                    .hasMessageContaining(fix);
+        }
+    }
+
+    @ParameterizedTest(name = "{0} passes the default port policy")
+    @ValueSource(
+            strings = {
+                "http://hooks.example.com/",
+                "https://hooks.example.com/",
+                "https://hooks.example.com:443/",
+                "https://hooks.example.com:8443/",
+                "http://hooks.example.com:8080/",
+                "https://hooks.example.com:65535/"
+            })
+    void acceptsWebAndUnprivilegedPorts(String url) {
+        assertThatCode(() -> defaults.validateUrl(url)).doesNotThrowAnyException();
+    }
+
+    @Test
+    void aCustomPortPolicyIsEnforced() {
+        SsrfGuard onlyHttps = SsrfGuard.of(SsrfPolicy.custom()
+                .ports(PortPolicy.of(List.of("443"), List.of()))
+                .build());
+        assertThatCode(() -> onlyHttps.validateUrl("https://hooks.example.com/"))
+                .doesNotThrowAnyException();
+        assertThatThrownBy(() -> onlyHttps.validateUrl("https://hooks.example.com:8443/"))
+                .hasMessageContaining("allowed: 443");
+
+        SsrfGuard redisOpen = SsrfGuard.of(SsrfPolicy.custom()
+                .ports(PortPolicy.of(PortPolicy.DEFAULT_ALLOWED, List.of()))
+                .build());
+        assertThatCode(() -> redisOpen.validateUrl("https://hooks.example.com:6379/"))
+                .doesNotThrowAnyException();
+    }
+
+    @ParameterizedTest(name = "port entry \"{0}\" is refused")
+    @ValueSource(strings = {"0", "65536", "100-10", "http", "80,443", "-5", ""})
+    void rejectsInvalidPortEntriesNamingThem(String entry) {
+        assertThatThrownBy(() -> PortPolicy.of(List.of(entry), List.of()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("postbox.http.allowed-ports entry '" + entry + "' is invalid");
+    }
+
     @Test
     void rejectsInvalidAllowListEntriesNamingThem() {
         assertThatThrownBy(() -> SsrfPolicy.custom().allow("10.0.0.0/33"))
@@ -295,8 +354,8 @@ class SsrfGuardTest {
         assertThatCode(() -> defaults.validateUrl("https://hooks.example.com/x?y=1"))
                 .doesNotThrowAnyException();
         assertThatCode(() -> defaults.validateUrl("http://93.184.215.14/")).doesNotThrowAnyException();
-        assertThatCode(() -> guard.validateUrl("http://127.0.0.1:1/")).doesNotThrowAnyException();
-        assertThatCode(() -> guard.validateUrl("http://localhost:1/")).doesNotThrowAnyException();
+        assertThatCode(() -> guard.validateUrl("http://127.0.0.1:8080/")).doesNotThrowAnyException();
+        assertThatCode(() -> guard.validateUrl("http://localhost:8080/")).doesNotThrowAnyException();
     }
 
     @Test

@@ -4,6 +4,7 @@ import dev.postbox.JsonCodec;
 import dev.postbox.Postbox;
 import dev.postbox.http.EndpointTimeouts;
 import dev.postbox.http.HttpDelivery;
+import dev.postbox.http.PortPolicy;
 import dev.postbox.http.SsrfPolicy;
 import dev.postbox.http.webhook.EndpointRegistry;
 import dev.postbox.http.webhook.HttpDeliveryModule;
@@ -48,6 +49,7 @@ public final class PostboxHttpAutoConfiguration {
                 .ssrfPolicy(SsrfPolicy.custom()
                         .allowList(properties.getAllowList())
                         .httpsOnly(properties.isHttpsOnly())
+                        .ports(PortPolicy.of(properties.getAllowedPorts(), properties.getDeniedPorts()))
                         .build())
                 .defaultTimeouts(new EndpointTimeouts(t.getConnect(), t.getRead(), t.getCall()))
                 .maxResponseBodyBytes(properties.getMaxResponseBodyBytes())

@@ -58,11 +58,8 @@ public class PostboxHttpEndpointRegistrar implements SmartLifecycle {
             try {
                 registry.put(endpoint);
             } catch (ForbiddenDestinationException ex) {
-                throw new IllegalStateException(
-                        prefix(e.getKey()) + "url " + endpoint.url() + " is refused by the SSRF guard: "
-                                + ex.getMessage() + ". For an internal endpoint add its host or CIDR to"
-                                + " postbox.http.allow-list (e.g. 10.0.0.0/8 or hooks.internal)",
-                        ex);
+                // The guard's message shows the URL without credentials or query, and names the fix.
+                throw new IllegalStateException(prefix(e.getKey()) + "url refused: " + ex.getMessage(), ex);
             } catch (IllegalArgumentException ex) {
                 throw new IllegalStateException(prefix(e.getKey()) + ex.getMessage(), ex);
             }

@@ -1,5 +1,6 @@
 package dev.postbox.spring.http;
 
+import dev.postbox.http.PortPolicy;
 import dev.postbox.http.webhook.HttpDeliveryModule;
 import dev.postbox.spring.RetryProperties;
 import java.time.Duration;
@@ -30,6 +31,19 @@ public class PostboxHttpProperties {
 
     /** Whether plain http:// endpoint URLs are refused. */
     private boolean httpsOnly = false;
+
+    /**
+     * Destination ports deliveries may use, as ports (8443) or inclusive ranges (1024-65535); a port
+     * must also not be denied. Applies to every destination, allow-listed ones too.
+     */
+    private List<String> allowedPorts = new ArrayList<>(PortPolicy.DEFAULT_ALLOWED);
+
+    /**
+     * Destination ports refused although allowed: by default the well-known ports of internal
+     * services (databases, caches, brokers, Docker, etcd, Kubernetes, kubelet). Setting it replaces
+     * the whole list.
+     */
+    private List<String> deniedPorts = new ArrayList<>(PortPolicy.DEFAULT_DENIED);
 
     /** Timeouts of one attempt for endpoints that set none of their own. */
     private final Timeouts timeouts = new Timeouts();
@@ -110,6 +124,22 @@ public class PostboxHttpProperties {
 
     public void setHttpsOnly(boolean httpsOnly) {
         this.httpsOnly = httpsOnly;
+    }
+
+    public List<String> getAllowedPorts() {
+        return allowedPorts;
+    }
+
+    public void setAllowedPorts(List<String> allowedPorts) {
+        this.allowedPorts = allowedPorts;
+    }
+
+    public List<String> getDeniedPorts() {
+        return deniedPorts;
+    }
+
+    public void setDeniedPorts(List<String> deniedPorts) {
+        this.deniedPorts = deniedPorts;
     }
 
     public Timeouts getTimeouts() {

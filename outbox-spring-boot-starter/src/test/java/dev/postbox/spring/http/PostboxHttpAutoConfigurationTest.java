@@ -157,10 +157,10 @@ class PostboxHttpAutoConfigurationTest {
     void startUpUpdatesAnExistingEndpointAndKeepsItsState() {
         ApplicationContextRunner r = runner().withPropertyValues(
                         "postbox.http.allow-list=127.0.0.1/32",
-                        "postbox.http.endpoints.orders.url=http://127.0.0.1:1/a",
+                        "postbox.http.endpoints.orders.url=http://127.0.0.1:8080/a",
                         "postbox.http.endpoints.orders.secrets=" + SECRET);
         r.run(context -> context.getBean(EndpointRegistry.class).disable("orders", "maintenance"));
-        r.withPropertyValues("postbox.http.endpoints.orders.url=http://127.0.0.1:1/b")
+        r.withPropertyValues("postbox.http.endpoints.orders.url=http://127.0.0.1:8080/b")
                 .run(context -> {
                     Endpoint orders = context.getBean(EndpointRegistry.class)
                             .get("orders")
@@ -184,6 +184,32 @@ class PostboxHttpAutoConfigurationTest {
                             .contains("postbox.http.allow-list");
                 });
         assertThat(output).doesNotContain(SECRET);
+    }
+
+    @Test
+    void anEndpointOnAnInternalServicePortFailsStartUpUnlessThePortPolicyAllowsIt() {
+        ApplicationContextRunner r = runner().withPropertyValues(
+                        "postbox.http.endpoints.cache.url=https://hooks.example.com:6379/hooks",
+                        "postbox.http.endpoints.cache.secrets=" + SECRET);
+        r.run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(rootMessage(context.getStartupFailure()))
+                    .contains("postbox.http.endpoints.cache")
+                    .contains("port 6379 (Redis)")
+                    .contains("remove 6379 from postbox.http.denied-ports")
+                    .doesNotContain("allow-list");
+        });
+        r.withPropertyValues("postbox.http.denied-ports=5432").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(EndpointRegistry.class).get("cache")).isPresent();
+        });
+        runner().withPropertyValues(
+                        "postbox.http.allowed-ports=443",
+                        "postbox.http.endpoints.alt.url=https://hooks.example.com:8443/hooks",
+                        "postbox.http.endpoints.alt.secrets=" + SECRET)
+                .run(context -> assertThat(rootMessage(context.getStartupFailure()))
+                        .contains("port 8443")
+                        .contains("add 8443 to postbox.http.allowed-ports"));
     }
 
     @Test
