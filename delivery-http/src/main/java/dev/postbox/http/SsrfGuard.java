@@ -129,20 +129,29 @@ public final class SsrfGuard {
 
     /**
      * Validates an endpoint URL at enqueue time, without any DNS lookup: it must be http(s) (https
-     * when the policy says so), use a port the {@link PortPolicy} allows (whatever the host, allow-listed
+     * when the policy says so), carry no credentials (user info), use a port the {@link PortPolicy} allows (whatever the host, allow-listed
      * or not) and must not name a forbidden address literally. Host names are checked
      * when they are resolved and connected to, at delivery time, since DNS answers change.
      *
-     * @throws ForbiddenDestinationException naming the URL (without query or credentials) and the fix
+     * @throws ForbiddenDestinationException naming the URL (as {@link RedactedUrl}) and the fix; also
+     *     for a URL with credentials (user info), which Postbox refuses
      */
     public void validateUrl(String url) {
         Objects.requireNonNull(url, "url may not be null");
         HttpUrl parsed = HttpUrl.parse(url.strip());
         if (parsed == null) {
             throw new ForbiddenDestinationException(
-                    "Endpoint URL '" + abbreviate(url) + "' is not a valid http or https URL", null);
+                    "Endpoint URL '" + RedactedUrl.of(url) + "' is not a valid http or https URL", null);
         }
-        String shown = redact(parsed);
+        String shown = RedactedUrl.of(parsed);
+        if (!parsed.username().isEmpty() || !parsed.password().isEmpty()) {
+            throw new ForbiddenDestinationException(
+                    "Endpoint URL " + shown + " carries credentials (user info before '@'); Postbox refuses them"
+                            + " because URLs end up in logs and admin pages: remove them from the URL and send the"
+                            + " credential as a header instead (e.g. Endpoint.Builder.header(\"Authorization\","
+                            + " ...) or postbox.http.endpoints.<name>.headers.Authorization)",
+                    null);
+        }
         if (policy.httpsOnly() && !parsed.isHttps()) {
             throw new ForbiddenDestinationException(
                     "Endpoint URL " + shown + " uses plain http but " + HTTPS_ONLY_PROPERTY
@@ -235,21 +244,6 @@ public final class SsrfGuard {
     private static boolean isLocalhostName(String host) {
         String name = host.toLowerCase(Locale.ROOT);
         return name.equals("localhost") || name.endsWith(".localhost");
-    }
-
-    /** The URL as shown in messages: scheme, host, port and path, never credentials or query. */
-    static String redact(HttpUrl url) {
-        return url.newBuilder()
-                .username("")
-                .password("")
-                .query(null)
-                .fragment(null)
-                .build()
-                .toString();
-    }
-
-    private static String abbreviate(String value) {
-        return value.length() <= 80 ? value : value.substring(0, 80) + "…";
     }
 
     @Override

@@ -275,6 +275,41 @@ class SsrfGuardTest {
                 .hasMessageContaining("postbox.http.allowed-ports entry '" + entry + "' is invalid");
     }
 
+    @ParameterizedTest(name = "{0} is refused without echoing its credentials")
+    @ValueSource(
+            strings = {
+                "https://alice:pa55word@hooks.example.com/in",
+                "https://alice@hooks.example.com/in",
+                "https://:pa55word@hooks.example.com/in?token=t0ken"
+            })
+    void refusesUrlsWithCredentials(String url) {
+        assertThatThrownBy(() -> defaults.validateUrl(url))
+                .isInstanceOf(ForbiddenDestinationException.class)
+                .hasMessageContaining("https://hooks.example.com/in")
+                .hasMessageContaining("carries credentials")
+                .message()
+                .doesNotContain("alice")
+                .doesNotContain("pa55word")
+                .doesNotContain("t0ken");
+    }
+
+    @Test
+    void anUnparsableUrlIsShownWithoutItsQueryOrCredentials() {
+        assertThatThrownBy(() -> defaults.validateUrl("ftp://alice:pa55word@files.example.com/x?token=t0ken"))
+                .isInstanceOf(ForbiddenDestinationException.class)
+                .hasMessageContaining("'ftp://files.example.com/x?[redacted]' is not a valid http or https URL");
+    }
+
+    @Test
+    void redactedUrlsKeepSchemeHostPortAndPathOnly() {
+        assertThat(RedactedUrl.of("https://u:p@hooks.example.com:8443/in/x?token=t#f"))
+                .isEqualTo("https://hooks.example.com:8443/in/x?[redacted]");
+        assertThat(RedactedUrl.of("https://hooks.example.com/in")).isEqualTo("https://hooks.example.com/in");
+        assertThat(RedactedUrl.of("https://hooks.example.com/in#frag")).isEqualTo("https://hooks.example.com/in");
+        assertThat(RedactedUrl.of("not a url ?secret=1")).isEqualTo("not a url ?[redacted]");
+        assertThat(RedactedUrl.of("gopher://user:pw@h/x#y?z")).isEqualTo("gopher://h/x");
+    }
+
     @Test
     void rejectsInvalidAllowListEntriesNamingThem() {
         assertThatThrownBy(() -> SsrfPolicy.custom().allow("10.0.0.0/33"))

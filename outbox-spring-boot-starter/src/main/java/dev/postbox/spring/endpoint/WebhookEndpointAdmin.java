@@ -38,6 +38,7 @@ public interface WebhookEndpointAdmin {
     /**
      * An endpoint as the actuator shows it: never its secrets or header values.
      *
+     * @param url the URL without credentials, fragment or query (a query shows as {@code ?[redacted]})
      * @param secrets how many signing secrets are active (two during rotation)
      * @param headers the names of its extra headers
      */

@@ -1,6 +1,7 @@
 package dev.postbox.spring.http;
 
 import dev.postbox.http.PortPolicy;
+import dev.postbox.http.RedactedUrl;
 import dev.postbox.http.webhook.HttpDeliveryModule;
 import dev.postbox.spring.RetryProperties;
 import java.time.Duration;
@@ -444,8 +445,8 @@ public class PostboxHttpProperties {
         /** Hides the secrets and header values. */
         @Override
         public String toString() {
-            return "EndpointProperties[url=" + url + ", secrets=" + secrets.size() + " (hidden), headers="
-                    + headers.keySet() + ", eventTypes=" + eventTypes + "]";
+            return "EndpointProperties[url=" + (url == null ? null : RedactedUrl.of(url)) + ", secrets="
+                    + secrets.size() + " (hidden), headers=" + headers.keySet() + ", eventTypes=" + eventTypes + "]";
         }
     }
 

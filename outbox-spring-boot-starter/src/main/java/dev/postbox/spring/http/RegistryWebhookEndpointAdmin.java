@@ -44,7 +44,7 @@ final class RegistryWebhookEndpointAdmin implements WebhookEndpointAdmin {
     static WebhookEndpointView view(Endpoint e) {
         return new WebhookEndpointView(
                 e.name(),
-                e.url(),
+                e.redactedUrl(),
                 e.state().name().toLowerCase(Locale.ROOT),
                 e.disabledReason().orElse(null),
                 e.disabledAt().orElse(null),

@@ -213,6 +213,50 @@ class PostboxHttpAutoConfigurationTest {
     }
 
     @Test
+    void urlCredentialsAndQueriesReachNoStartUpErrorLogLineOrActuatorView(CapturedOutput output) {
+        runner().withPropertyValues(
+                        "postbox.http.endpoints.creds.url=https://alice:pa55word@hooks.example.com/in",
+                        "postbox.http.endpoints.creds.secrets=" + SECRET)
+                .run(context -> assertThat(rootMessage(context.getStartupFailure()))
+                        .contains("postbox.http.endpoints.creds")
+                        .contains("carries credentials")
+                        .doesNotContain("alice")
+                        .doesNotContain("pa55word"));
+        runner().withPropertyValues(
+                        "postbox.http.endpoints.internal.url=http://10.1.2.3/in?token=t0ken",
+                        "postbox.http.endpoints.internal.secrets=" + SECRET)
+                .run(context -> assertThat(rootMessage(context.getStartupFailure()))
+                        .contains("http://10.1.2.3/in?[redacted]")
+                        .doesNotContain("t0ken"));
+        runner().withPropertyValues(
+                        "postbox.http.endpoints.unresolved.url=https://hooks.example.com/in?token=t0ken&x=${no.such.value}",
+                        "postbox.http.endpoints.unresolved.secrets=" + SECRET)
+                .run(context -> assertThat(rootMessage(context.getStartupFailure()))
+                        .contains("postbox.http.endpoints.unresolved")
+                        .contains("no.such.value")
+                        .doesNotContain("t0ken"));
+        runner().withPropertyValues(
+                        "postbox.http.endpoints.queried.url=https://hooks.example.com/in?token=t0ken",
+                        "postbox.http.endpoints.queried.secrets=" + SECRET)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    WebhookEndpointAdmin.WebhookEndpointView view = context.getBean(WebhookEndpointAdmin.class)
+                            .get("queried")
+                            .orElseThrow();
+                    assertThat(view.url()).isEqualTo("https://hooks.example.com/in?[redacted]");
+                    assertThat(context.getBean(PostboxHttpProperties.class)
+                                    .getEndpoints()
+                                    .get("queried")
+                                    .toString())
+                            .doesNotContain("t0ken");
+                });
+        assertThat(output)
+                .contains("Registered webhook endpoint")
+                .doesNotContain("t0ken")
+                .doesNotContain("pa55word");
+    }
+
+    @Test
     void anEndpointWithoutSecretFailsStartUp() {
         runner().withPropertyValues("postbox.http.endpoints.orders.url=https://example.com/hooks")
                 .run(context -> {
