@@ -45,7 +45,10 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  *       ?endpoint=name} for one; never secrets or header values); {@code POST
  *       /actuator/postbox/enable-endpoint} ({@code {"endpoint": "billing"}}) enables an endpoint and
  *       replays what waited, {@code POST /actuator/postbox/disable-endpoint} ({@code endpoint}, optional
- *       {@code reason}) disables one. Both are write operations.
+ *       {@code reason}) disables one; {@code POST /actuator/postbox/reencrypt-secrets} rewrites every
+ *       stored signing secret and header value with the active encryption key (answering {@code
+ *       endpoints}, how many were rewritten; 409 naming the key when it cannot). All are write
+ *       operations.
  *   <li>Cron schedules: {@code GET /actuator/postbox/schedules?limit=} lists every stored schedule
  *       (cron, zone, kind, queue, paused, next fire, last fire) with its latest {@code limit} fires
  *       (default {@value #DEFAULT_SCHEDULE_HISTORY}) and their jobs' outcomes; {@code POST
@@ -80,6 +83,9 @@ public class PostboxEndpoint {
 
     /** HTTP 403, returned by write operations while they are disabled. */
     public static final int STATUS_FORBIDDEN = 403;
+
+    /** HTTP 409, returned when re-encryption cannot run with the configured keys. */
+    public static final int STATUS_CONFLICT = 409;
 
     private static final Logger log = LoggerFactory.getLogger(PostboxEndpoint.class);
     private static final Logger audit = LoggerFactory.getLogger(AUDIT_LOGGER);
@@ -411,10 +417,22 @@ public class PostboxEndpoint {
                     return response(WebEndpointResponse.STATUS_NOT_FOUND, result);
                 }
             }
+            case "reencrypt-secrets" -> {
+                try {
+                    int rewritten = webhookEndpoints().reencryptSecrets();
+                    log.info("Postbox admin: re-encrypted the secrets of {} webhook endpoints", rewritten);
+                    result.put("endpoints", rewritten);
+                } catch (IllegalStateException e) {
+                    // Names the key id or the configuration to add, never a secret.
+                    result.put("error", e.getMessage());
+                    return response(STATUS_CONFLICT, result);
+                }
+            }
             default -> {
                 return badRequest(
                         action,
-                        "unknown action: use replay, purge, cancel, pause, resume, enable-endpoint or disable-endpoint");
+                        "unknown action: use replay, purge, cancel, pause, resume, enable-endpoint, disable-endpoint"
+                                + " or reencrypt-secrets");
             }
         }
         return response(WebEndpointResponse.STATUS_OK, result);

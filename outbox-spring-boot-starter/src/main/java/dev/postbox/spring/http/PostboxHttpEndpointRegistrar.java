@@ -61,7 +61,8 @@ public class PostboxHttpEndpointRegistrar implements SmartLifecycle {
             } catch (ForbiddenDestinationException ex) {
                 // The guard's message shows the URL without credentials or query, and names the fix.
                 throw new IllegalStateException(prefix(e.getKey()) + "url refused: " + ex.getMessage(), ex);
-            } catch (IllegalArgumentException ex) {
+            } catch (IllegalArgumentException | IllegalStateException ex) {
+                // Invalid values, or secrets that cannot be stored (no encryption key): name the endpoint.
                 throw new IllegalStateException(prefix(e.getKey()) + ex.getMessage(), ex);
             }
             names.add(e.getKey());

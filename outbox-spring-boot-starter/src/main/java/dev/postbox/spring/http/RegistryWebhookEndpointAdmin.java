@@ -41,6 +41,11 @@ final class RegistryWebhookEndpointAdmin implements WebhookEndpointAdmin {
         return registry.disable(name, reason);
     }
 
+    @Override
+    public int reencryptSecrets() {
+        return registry.reencryptSecrets();
+    }
+
     static WebhookEndpointView view(Endpoint e) {
         return new WebhookEndpointView(
                 e.name(),
