@@ -8,6 +8,7 @@ import dev.postbox.JobRequest;
 import dev.postbox.Postbox;
 import dev.postbox.PostboxConfig;
 import dev.postbox.PostboxListener;
+import dev.postbox.http.AesGcmSecretCipher;
 import dev.postbox.http.HttpDelivery;
 import dev.postbox.http.SsrfPolicy;
 import dev.postbox.http.WebhookSecret;
@@ -74,8 +75,10 @@ final class Http {
                 .baseClient(base)
                 .build();
         AtomicReference<Postbox> engine = new AtomicReference<>();
-        HttpDeliveryModule http =
-                HttpDeliveryModule.builder(ds, engine::get).delivery(delivery).build();
+        HttpDeliveryModule http = HttpDeliveryModule.builder(ds, engine::get)
+                .delivery(delivery)
+                .secretCipher(AesGcmSecretCipher.of(Map.of("bench", AesGcmSecretCipher.generateKey()), "bench"))
+                .build();
         CountDownLatch done = new CountDownLatch(1);
         AtomicLong completed = new AtomicLong();
         AtomicLong failed = new AtomicLong();

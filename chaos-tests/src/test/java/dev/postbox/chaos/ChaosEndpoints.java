@@ -1,5 +1,6 @@
 package dev.postbox.chaos;
 
+import dev.postbox.http.AesGcmSecretCipher;
 import dev.postbox.http.EndpointTimeouts;
 import dev.postbox.http.WebhookSecret;
 import dev.postbox.http.webhook.Endpoint;
@@ -28,6 +29,13 @@ final class ChaosEndpoints {
     static final String EVENT_TYPE = "chaos.event";
 
     static final List<String> SUBSCRIBERS = List.of("sub1", "sub2", "sub3", "sub4", "sub5");
+
+    /**
+     * The key every process of a run seals and opens endpoint secrets with (they are encrypted at
+     * rest); fixed, since the worker processes read what the run registered.
+     */
+    static final AesGcmSecretCipher CIPHER =
+            AesGcmSecretCipher.of(Map.of("chaos", "Y2hhb3MtcnVuLWtleS0wMTIzNDU2Nzg5YWJjZGVmMDE="), "chaos");
 
     private ChaosEndpoints() {}
 

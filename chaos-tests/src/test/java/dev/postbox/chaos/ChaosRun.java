@@ -99,6 +99,7 @@ public final class ChaosRun {
                         secrets,
                         java.util.Set.of(ChaosEndpoints.RX_LIMITED));
                 HttpDeliveryModule http = HttpDeliveryModule.builder(ds, engine::get)
+                        .secretCipher(ChaosEndpoints.CIPHER)
                         .delivery(HttpDelivery.builder()
                                 .ssrfPolicy(SsrfPolicy.custom()
                                         .allow("127.0.0.1/32")

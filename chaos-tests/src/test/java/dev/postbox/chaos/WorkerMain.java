@@ -168,6 +168,7 @@ public class WorkerMain {
     HttpDeliveryModule chaosHttpDelivery(DataSource dataSource, ObjectProvider<Postbox> postbox, JsonCodec codec) {
         return HttpDeliveryModule.builder(dataSource, postbox::getObject)
                 .codec(codec)
+                .secretCipher(ChaosEndpoints.CIPHER)
                 .delivery(HttpDelivery.builder()
                         .ssrfPolicy(SsrfPolicy.custom().allow("127.0.0.1/32").build())
                         .build())

@@ -139,7 +139,7 @@ final class ConsoleFixtures {
                 + " now() - interval '1 day')");
 
         context.getBean(EndpointRegistry.class)
-                .register(Endpoint.builder("orders", "http://127.0.0.1:9/hooks/orders")
+                .register(Endpoint.builder("orders", "http://127.0.0.1:8080/hooks/orders")
                         .secret(WebhookSecret.generate())
                         .rateLimit(10, 20)
                         .subscribe("order.placed")

@@ -51,6 +51,7 @@ public class ConsoleTestApplication {
                         "server.port=0",
                         "postbox.worker.enabled=false",
                         "postbox.http.allow-list=127.0.0.1/32",
+                        "postbox.http.secrets.keys.test=MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
                         "postbox.schedules.nightly-report.cron=0 2 * * *",
                         "postbox.schedules.nightly-report.kind=report",
                         "spring.main.banner-mode=off")

@@ -27,6 +27,16 @@ public enum AddressCategory {
     /** Reserved or special-purpose ranges: 240/4, 0/8, 192.0.0/24, ::/96, 100::/64, 2001::/23… */
     RESERVED("a reserved or special-purpose address");
 
+    /**
+     * Whether reaching this kind of address through a host name needs an allow-list entry of the
+     * exact address: link-local (where cloud metadata and other host services live), cloud metadata
+     * and the unspecified address (which connects to the local host). An allow-listed name or a
+     * wider range is not enough.
+     */
+    public boolean needsExactEntry() {
+        return this == LINK_LOCAL || this == CLOUD_METADATA || this == UNSPECIFIED;
+    }
+
     private final String description;
 
     AddressCategory(String description) {

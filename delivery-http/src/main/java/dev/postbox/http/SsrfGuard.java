@@ -68,10 +68,7 @@ public final class SsrfGuard {
         Objects.requireNonNull(address, "address may not be null");
         Classification classification = AddressClassifier.classify(address);
         AddressCategory category = classification.category();
-        String text = AddressClassifier.text(address);
-        String what = classification.explanation().isEmpty()
-                ? text + " is " + category.description()
-                : text + " is " + classification.explanation() + ", " + category.description();
+        String what = describe(address, classification);
         if (category == AddressCategory.PUBLIC) {
             return new AddressVerdict(address, category, true, what);
         }
@@ -84,13 +81,32 @@ public final class SsrfGuard {
     }
 
     /**
-     * Decides whether Postbox may connect to {@code address} for a request to {@code host}: an
-     * allow-listed host name is trusted whatever it resolves to; otherwise as {@link
-     * #check(InetAddress)}.
+     * Decides whether Postbox may connect to {@code address}, which the name {@code host} resolved
+     * to. An allow-listed host name is trusted whatever it resolves to, except for the addresses no
+     * name may open: link-local, cloud metadata and unspecified ones ({@link
+     * AddressCategory#needsExactEntry()}). Reached through any name, those are allowed only when the
+     * allow-list holds the exact address ({@code 169.254.169.254/32}), never by the name or by a
+     * range. Otherwise as {@link #check(InetAddress)}.
      */
     public AddressVerdict check(String host, InetAddress address) {
         Objects.requireNonNull(host, "host may not be null");
         AddressVerdict verdict = check(address);
+        if (verdict.category().needsExactEntry()) {
+            Optional<String> exact = policy.allowingNetwork(address, true).map(Object::toString);
+            String what = describe(address, AddressClassifier.classify(address));
+            if (exact.isPresent()) {
+                return new AddressVerdict(address, verdict.category(), true, what + ", allow-listed by " + exact.get());
+            }
+            String through = policy.allowsHost(host)
+                    ? ", host " + host + " is allow-listed, but"
+                    : ", the address of " + host + ";";
+            return new AddressVerdict(
+                    address,
+                    verdict.category(),
+                    false,
+                    what + through + " link-local, metadata and unspecified addresses are reached only when you"
+                            + " allow-list the exact address (" + exactEntry(address) + ")");
+        }
         if (verdict.forbidden() && policy.allowsHost(host)) {
             return new AddressVerdict(
                     address, verdict.category(), true, verdict.reason() + ", host " + host + " is allow-listed");
@@ -98,26 +114,54 @@ public final class SsrfGuard {
         return verdict;
     }
 
+    private static String describe(InetAddress address, Classification classification) {
+        String text = AddressClassifier.text(address);
+        AddressCategory category = classification.category();
+        return classification.explanation().isEmpty()
+                ? text + " is " + category.description()
+                : text + " is " + classification.explanation() + ", " + category.description();
+    }
+
+    /** The allow-list entry naming exactly {@code address}: {@code a.b.c.d/32} or {@code x::y/128}. */
+    static String exactEntry(InetAddress address) {
+        return AddressClassifier.text(address) + (address.getAddress().length == 4 ? "/32" : "/128");
+    }
+
     /**
      * Validates an endpoint URL at enqueue time, without any DNS lookup: it must be http(s) (https
-     * when the policy says so) and must not name a forbidden address literally. Host names are checked
+     * when the policy says so), carry no credentials (user info), use a port the {@link PortPolicy} allows (whatever the host, allow-listed
+     * or not) and must not name a forbidden address literally. Host names are checked
      * when they are resolved and connected to, at delivery time, since DNS answers change.
      *
-     * @throws ForbiddenDestinationException naming the URL (without query or credentials) and the fix
+     * @throws ForbiddenDestinationException naming the URL (as {@link RedactedUrl}) and the fix; also
+     *     for a URL with credentials (user info), which Postbox refuses
      */
     public void validateUrl(String url) {
         Objects.requireNonNull(url, "url may not be null");
         HttpUrl parsed = HttpUrl.parse(url.strip());
         if (parsed == null) {
             throw new ForbiddenDestinationException(
-                    "Endpoint URL '" + abbreviate(url) + "' is not a valid http or https URL", null);
+                    "Endpoint URL '" + RedactedUrl.of(url) + "' is not a valid http or https URL", null);
         }
-        String shown = redact(parsed);
+        String shown = RedactedUrl.of(parsed);
+        if (!parsed.username().isEmpty() || !parsed.password().isEmpty()) {
+            throw new ForbiddenDestinationException(
+                    "Endpoint URL " + shown + " carries credentials (user info before '@'); Postbox refuses them"
+                            + " because URLs end up in logs and admin pages: remove them from the URL and send the"
+                            + " credential as a header instead (e.g. Endpoint.Builder.header(\"Authorization\","
+                            + " ...) or postbox.http.endpoints.<name>.headers.Authorization)",
+                    null);
+        }
         if (policy.httpsOnly() && !parsed.isHttps()) {
             throw new ForbiddenDestinationException(
                     "Endpoint URL " + shown + " uses plain http but " + HTTPS_ONLY_PROPERTY
                             + " is set: use an https URL",
                     null);
+        }
+        int port = parsed.port();
+        if (!policy.ports().allows(port)) {
+            throw new ForbiddenDestinationException(
+                    "Endpoint URL " + shown + " uses " + policy.ports().refusal(port), null);
         }
         String host = parsed.host();
         if (policy.allowsHost(host)) {
@@ -150,8 +194,7 @@ public final class SsrfGuard {
 
     /** The exception {@link #validateUrl(String)} throws for a forbidden address. */
     static ForbiddenDestinationException refusal(String shownUrl, AddressVerdict verdict) {
-        String example = AddressClassifier.text(verdict.address())
-                + (verdict.address().getAddress().length == 4 ? "/32" : "/128");
+        String example = exactEntry(verdict.address());
         return new ForbiddenDestinationException(
                 "Endpoint URL " + shownUrl + " points to " + verdict.reason() + "; Postbox refuses loopback,"
                         + " private, link-local and metadata destinations (SSRF guard). If this endpoint is"
@@ -201,21 +244,6 @@ public final class SsrfGuard {
     private static boolean isLocalhostName(String host) {
         String name = host.toLowerCase(Locale.ROOT);
         return name.equals("localhost") || name.endsWith(".localhost");
-    }
-
-    /** The URL as shown in messages: scheme, host, port and path, never credentials or query. */
-    static String redact(HttpUrl url) {
-        return url.newBuilder()
-                .username("")
-                .password("")
-                .query(null)
-                .fragment(null)
-                .build()
-                .toString();
-    }
-
-    private static String abbreviate(String value) {
-        return value.length() <= 80 ? value : value.substring(0, 80) + "…";
     }
 
     @Override

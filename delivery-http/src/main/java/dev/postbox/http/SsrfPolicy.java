@@ -19,7 +19,8 @@ import java.util.regex.Pattern;
  * <p>Allow-list entries are either a CIDR ({@code 10.1.0.0/16}, {@code 127.0.0.1/32}, a bare address
  * meaning a single host) or a host name ({@code hooks.internal}, or {@code *.corp.example} for every
  * subdomain). A CIDR entry permits connections to addresses inside it; a host name entry trusts the
- * name, whatever it resolves to. Cloud metadata addresses (169.254.169.254…) are only permitted by an
+ * name, whatever it resolves to, except link-local, metadata and unspecified addresses, which need
+ * an entry of the exact address. Cloud metadata addresses (169.254.169.254…) are only permitted by an
  * exact single-host entry, never by a wider range.
  *
  * <p>Immutable; build with {@link #custom()} or take {@link #ofDefaults()}.
@@ -29,19 +30,21 @@ public final class SsrfPolicy {
     private static final Pattern HOST_NAME =
             Pattern.compile("(\\*\\.)?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*");
 
-    private static final SsrfPolicy DEFAULTS = new SsrfPolicy(List.of(), Set.of(), false);
+    private static final SsrfPolicy DEFAULTS = new SsrfPolicy(List.of(), Set.of(), false, PortPolicy.ofDefaults());
 
     private final List<Cidr> allowedNetworks;
     private final Set<String> allowedHosts;
     private final boolean httpsOnly;
+    private final PortPolicy ports;
 
-    private SsrfPolicy(List<Cidr> allowedNetworks, Set<String> allowedHosts, boolean httpsOnly) {
+    private SsrfPolicy(List<Cidr> allowedNetworks, Set<String> allowedHosts, boolean httpsOnly, PortPolicy ports) {
         this.allowedNetworks = allowedNetworks;
         this.allowedHosts = allowedHosts;
         this.httpsOnly = httpsOnly;
+        this.ports = ports;
     }
 
-    /** Nothing allow-listed; http and https accepted. */
+    /** Nothing allow-listed; http and https accepted; the {@linkplain PortPolicy#ofDefaults() default ports}. */
     public static SsrfPolicy ofDefaults() {
         return DEFAULTS;
     }
@@ -54,6 +57,11 @@ public final class SsrfPolicy {
     /** Whether only https URLs are accepted. */
     public boolean httpsOnly() {
         return httpsOnly;
+    }
+
+    /** The destination ports allowed, for every destination (allow-listed ones too). */
+    public PortPolicy ports() {
+        return ports;
     }
 
     /** The allow-listed host names (lower case; {@code *.} prefix for subdomain wildcards). */
@@ -96,7 +104,7 @@ public final class SsrfPolicy {
     @Override
     public String toString() {
         return "SsrfPolicy[allowedNetworks=" + allowedNetworks + ", allowedHosts=" + allowedHosts + ", httpsOnly="
-                + httpsOnly + "]";
+                + httpsOnly + ", ports=" + ports + "]";
     }
 
     /** Builder of {@link SsrfPolicy}; each method validates its argument. */
@@ -104,6 +112,7 @@ public final class SsrfPolicy {
         private final List<Cidr> allowedNetworks = new ArrayList<>();
         private final Set<String> allowedHosts = new LinkedHashSet<>();
         private boolean httpsOnly;
+        private PortPolicy ports = PortPolicy.ofDefaults();
 
         private Builder() {}
 
@@ -146,9 +155,15 @@ public final class SsrfPolicy {
             return this;
         }
 
+        /** The destination ports allowed. Default {@link PortPolicy#ofDefaults()}. */
+        public Builder ports(PortPolicy ports) {
+            this.ports = Objects.requireNonNull(ports, "ports may not be null");
+            return this;
+        }
+
         /** Builds the immutable policy. */
         public SsrfPolicy build() {
-            return new SsrfPolicy(List.copyOf(allowedNetworks), Set.copyOf(allowedHosts), httpsOnly);
+            return new SsrfPolicy(List.copyOf(allowedNetworks), Set.copyOf(allowedHosts), httpsOnly, ports);
         }
     }
 }

@@ -417,6 +417,30 @@ class HttpDeliveryTest {
     }
 
     @Test
+    void aUrlWithCredentialsIsNeverSentAndItsFailureShowsNoCredentialOrQuery() {
+        String withCredentials = "http://alice:pa55word@127.0.0.1:" + server.getPort() + "/hook?token=t0ken";
+        AttemptResult refused = delivery.deliver(request(withCredentials).build());
+
+        assertThat(refused.outcome()).isEqualTo(DeliveryOutcome.DEAD);
+        assertThat(refused.cause()).isEqualTo(FailureCause.FORBIDDEN_DESTINATION);
+        assertThat(refused.error())
+                .contains("carries credentials")
+                .doesNotContain("alice")
+                .doesNotContain("pa55word")
+                .doesNotContain("t0ken");
+        assertThat(server.getRequestCount()).isZero();
+
+        Dns resolvesToLoopback = fakeDns(Map.of("hooks.partner.test", List.of(ip("127.0.0.1"))));
+        try (HttpDelivery guarded = deliveryWith(SsrfPolicy.ofDefaults(), resolvesToLoopback)) {
+            AttemptResult viaDns =
+                    guarded.deliver(request("http://hooks.partner.test:" + server.getPort() + "/hook?token=t0ken")
+                            .build());
+            assertThat(viaDns.cause()).isEqualTo(FailureCause.FORBIDDEN_DESTINATION);
+            assertThat(viaDns.error()).doesNotContain("t0ken");
+        }
+    }
+
+    @Test
     void refusesANameThatResolvesToAForbiddenAddress() {
         Dns resolvesToLoopback = fakeDns(Map.of("hooks.partner.test", List.of(ip("127.0.0.1"))));
         HttpDelivery guarded = deliveryWith(SsrfPolicy.ofDefaults(), resolvesToLoopback);

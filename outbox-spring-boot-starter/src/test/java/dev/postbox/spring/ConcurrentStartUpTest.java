@@ -192,6 +192,7 @@ class ConcurrentStartUpTest {
                         "postbox.worker.poll-interval=200ms",
                         "postbox.worker.shutdown-grace=1s",
                         "postbox.transaction-mode=optional",
+                        "postbox.http.secrets.keys.test=MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
                         "postbox.http.endpoints.billing.url=" + billingUrl,
                         "postbox.http.endpoints.billing.secrets=" + SECRET,
                         "postbox.http.endpoints.billing.rate-per-second=25",

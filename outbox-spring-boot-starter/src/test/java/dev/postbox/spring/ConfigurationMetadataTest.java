@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.postbox.spring.http.PostboxHttpProperties;
 import java.io.InputStream;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -84,6 +85,8 @@ class ConfigurationMetadataTest {
         actual.put("postbox.http.max-permit-wait", http.getMaxPermitWait());
         actual.put("postbox.http.rate-recovery", http.getRateRecovery());
         actual.put("postbox.http.min-rate-factor", http.getMinRateFactor());
+        actual.put("postbox.http.allowed-ports", http.getAllowedPorts());
+        actual.put("postbox.http.denied-ports", http.getDeniedPorts());
 
         int checked = 0;
         for (JsonNode property : metadata().get("properties")) {
@@ -100,6 +103,10 @@ class ConfigurationMetadataTest {
                 assertThat(DurationStyle.detectAndParse(documented.asString()))
                         .as(name)
                         .isEqualTo(duration);
+            } else if (expected instanceof List<?> list) {
+                List<String> values = new ArrayList<>();
+                documented.forEach(v -> values.add(v.asString()));
+                assertThat(values).as(name).isEqualTo(list);
             } else if (expected instanceof Double fraction) {
                 assertThat(documented.asDouble()).as(name).isEqualTo(fraction);
             } else {

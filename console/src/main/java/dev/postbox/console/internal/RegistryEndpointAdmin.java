@@ -64,7 +64,7 @@ public final class RegistryEndpointAdmin implements EndpointAdmin {
     private static EndpointView view(Endpoint e) {
         return new EndpointView(
                 e.name(),
-                e.url(),
+                e.redactedUrl(),
                 e.isEnabled(),
                 e.disabledReason().orElse(null),
                 e.disabledAt().orElse(null),

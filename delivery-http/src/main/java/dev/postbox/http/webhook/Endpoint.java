@@ -3,6 +3,7 @@ package dev.postbox.http.webhook;
 import dev.postbox.RetryPolicy;
 import dev.postbox.http.DeliveryRequest;
 import dev.postbox.http.EndpointTimeouts;
+import dev.postbox.http.RedactedUrl;
 import dev.postbox.http.WebhookSecret;
 import java.time.Duration;
 import java.time.Instant;
@@ -16,7 +17,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
-import okhttp3.HttpUrl;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -203,25 +203,18 @@ public final class Endpoint {
 
     @Override
     public String toString() {
-        return "Endpoint[name=" + name + ", url=" + shownUrl() + ", secrets=" + secrets.size() + " (hidden), state="
+        return "Endpoint[name=" + name + ", url=" + redactedUrl() + ", secrets=" + secrets.size() + " (hidden), state="
                 + state.name().toLowerCase(Locale.ROOT) + (disabledReason != null ? " (" + disabledReason + ")" : "")
                 + ", rate=" + (ratePerSecond == null ? "unlimited" : ratePerSecond + "/s burst " + burst)
                 + ", eventTypes=" + eventTypes + "]";
     }
 
-    /** The URL for logs: scheme, host, port and path; never user info, query or fragment. */
-    private String shownUrl() {
-        HttpUrl parsed = HttpUrl.parse(url);
-        if (parsed == null) {
-            return "(unparsable URL)";
-        }
-        return parsed.newBuilder()
-                .username("")
-                .password("")
-                .query(null)
-                .fragment(null)
-                .build()
-                .toString();
+    /**
+     * The URL for logs, messages and admin pages ({@link RedactedUrl}): scheme, host, port and path;
+     * never user info or fragment, and the query replaced by {@value RedactedUrl#HIDDEN_QUERY}.
+     */
+    public String redactedUrl() {
+        return RedactedUrl.of(url);
     }
 
     /** Builds an {@link Endpoint}; {@code build()} validates. */

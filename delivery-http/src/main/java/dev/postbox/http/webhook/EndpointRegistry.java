@@ -5,6 +5,7 @@ import dev.postbox.JsonCodec;
 import dev.postbox.PostboxAdmin;
 import dev.postbox.RetryPolicy;
 import dev.postbox.http.EndpointTimeouts;
+import dev.postbox.http.SecretCipher;
 import dev.postbox.http.SsrfGuard;
 import dev.postbox.http.WebhookSecret;
 import java.sql.Array;
@@ -33,7 +34,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The webhook endpoints in {@code outbox_endpoint}: register, update, look up, list, disable and
  * enable. Every method runs in its own short transaction. URLs are checked by the {@link SsrfGuard}
- * when an endpoint is registered or updated; secrets are stored but never logged.
+ * when an endpoint is registered or updated. Signing secrets and header values are sealed by the
+ * module's {@link SecretCipher} before they are written (encryption at rest) and opened when read;
+ * they are never logged. {@link #reencryptSecrets()} rewrites stored values with the active key.
  *
  * <p>Disabling an endpoint makes its deliveries wait: a delivery claimed while the endpoint is
  * disabled is snoozed (parked) without spending an attempt. {@link #enable} makes the parked jobs due
@@ -107,6 +110,7 @@ public final class EndpointRegistry {
     private final Supplier<PostboxAdmin> admin;
     private final WebhookListener listener;
     private final RateLimitStore rateLimits;
+    private final SecretCipher cipher;
     private final Duration cacheTtl;
     private final Map<String, Cached> cache = new ConcurrentHashMap<>();
 
@@ -119,6 +123,7 @@ public final class EndpointRegistry {
             Supplier<PostboxAdmin> admin,
             WebhookListener listener,
             RateLimitStore rateLimits,
+            SecretCipher cipher,
             Duration cacheTtl) {
         this.dataSource = dataSource;
         this.guard = guard;
@@ -126,6 +131,7 @@ public final class EndpointRegistry {
         this.admin = admin;
         this.listener = listener;
         this.rateLimits = rateLimits;
+        this.cipher = cipher;
         this.cacheTtl = cacheTtl;
     }
 
@@ -139,10 +145,11 @@ public final class EndpointRegistry {
     public Endpoint register(Endpoint endpoint) {
         Objects.requireNonNull(endpoint, "endpoint may not be null");
         guard.validateUrl(endpoint.url());
+        Sealed sealed = sealFresh(endpoint);
         return tx(c -> {
             try (PreparedStatement ps = c.prepareStatement(INSERT + " ON CONFLICT (name) DO NOTHING")) {
                 ps.setString(1, endpoint.name());
-                bindConfig(c, ps, endpoint, 1);
+                bindConfig(c, ps, endpoint, sealed, 1);
                 if (ps.executeUpdate() == 0) {
                     throw new IllegalStateException("A webhook endpoint named '" + endpoint.name()
                             + "' is already registered: use EndpointRegistry.update(...) to change it");
@@ -164,8 +171,9 @@ public final class EndpointRegistry {
         Objects.requireNonNull(endpoint, "endpoint may not be null");
         guard.validateUrl(endpoint.url());
         Endpoint updated = tx(c -> {
+            Sealed sealed = seal(c, endpoint);
             try (PreparedStatement ps = c.prepareStatement(UPDATE)) {
-                bindConfig(c, ps, endpoint, 0);
+                bindConfig(c, ps, endpoint, sealed, 0);
                 ps.setString(CONFIG.size() + 1, endpoint.name());
                 if (ps.executeUpdate() == 0) {
                     throw new UnknownEndpointException(endpoint.name());
@@ -199,10 +207,12 @@ public final class EndpointRegistry {
         Put put = tx(c -> {
             Boolean inserted = null;
             List<String> changed = List.of();
+            // Values already stored as given keep their ciphertext, so that an unchanged put writes nothing.
+            Sealed sealed = seal(c, endpoint);
             try (PreparedStatement ps = c.prepareStatement(UPSERT)) {
                 ps.setString(1, name);
                 ps.setString(2, name);
-                bindConfig(c, ps, endpoint, 2);
+                bindConfig(c, ps, endpoint, sealed, 2);
                 try (ResultSet rs = ps.executeQuery()) {
                     if (rs.next()) {
                         inserted = rs.getBoolean(1);
@@ -437,16 +447,138 @@ public final class EndpointRegistry {
         }
     }
 
+    /** An endpoint's secrets and header values as they are stored: sealed by the {@link SecretCipher}. */
+    private record Sealed(String[] secrets, Map<String, String> headers) {}
+
+    /** Seals every value afresh. */
+    private Sealed sealFresh(Endpoint e) {
+        String[] secrets = e.secrets().stream()
+                .map(WebhookSecret::serialized)
+                .map(cipher::seal)
+                .toArray(String[]::new);
+        Map<String, String> headers = new LinkedHashMap<>();
+        e.headers().forEach((name, value) -> headers.put(name, cipher.seal(value)));
+        return new Sealed(secrets, headers);
+    }
+
+    /**
+     * Seals the endpoint's values, reusing the stored sealed text of each value that is stored already
+     * (same plain value, sealed with the active key): sealing is randomised, so fresh ciphertexts would
+     * make every put of an unchanged definition a change.
+     */
+    private Sealed seal(Connection c, Endpoint e) throws SQLException {
+        Map<String, String> reusable = new LinkedHashMap<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT secrets, headers FROM outbox_endpoint WHERE name = ?")) {
+            ps.setString(1, e.name());
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    List<String> stored = new ArrayList<>(strings(rs.getArray(1)));
+                    stored.addAll(storedHeaders(rs.getString(2)).values());
+                    for (String value : stored) {
+                        if (!cipher.needsResealing(value)) {
+                            try {
+                                reusable.putIfAbsent(cipher.open(value), value);
+                            } catch (IllegalStateException unreadable) {
+                                // Not reusable; it is overwritten by a freshly sealed value.
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        String[] secrets = e.secrets().stream()
+                .map(WebhookSecret::serialized)
+                .map(plain -> reusable.containsKey(plain) ? reusable.get(plain) : cipher.seal(plain))
+                .toArray(String[]::new);
+        Map<String, String> headers = new LinkedHashMap<>();
+        e.headers()
+                .forEach((name, plain) ->
+                        headers.put(name, reusable.containsKey(plain) ? reusable.get(plain) : cipher.seal(plain)));
+        return new Sealed(secrets, headers);
+    }
+
+    @SuppressWarnings("unchecked")
+    private Map<String, String> storedHeaders(@Nullable String json) {
+        Map<String, String> headers = new LinkedHashMap<>();
+        if (json != null) {
+            Map<String, Object> map = codec.fromJson(json, Map.class);
+            map.forEach((k, v) -> headers.put(k, String.valueOf(v)));
+        }
+        return headers;
+    }
+
+    /**
+     * Rewrites every stored signing secret and header value that is plain (stored before encryption
+     * was configured) or sealed with another key than the active one, sealed with the active key. One
+     * transaction; run it after making a new key active, then remove the old key from the
+     * configuration. Idempotent: a second run rewrites nothing.
+     *
+     * @return how many endpoints were rewritten
+     * @throws IllegalStateException when no key is configured ({@link SecretCipher#unconfigured()}) or
+     *     any stored value cannot be decrypted with the configured keys, even one sealed with the
+     *     active key (naming the key id and endpoint; nothing is rewritten then)
+     */
+    public int reencryptSecrets() {
+        if (cipher == SecretCipher.unconfigured()) {
+            // Fails with the message that names the configuration to add.
+            cipher.seal("");
+        }
+        int rewritten = tx(c -> {
+            int count = 0;
+            try (PreparedStatement select = c.prepareStatement(
+                            "SELECT name, secrets, headers FROM outbox_endpoint ORDER BY name FOR UPDATE");
+                    PreparedStatement update = c.prepareStatement("UPDATE outbox_endpoint SET secrets = ?,"
+                            + " headers = ?::jsonb, updated_at = now() WHERE name = ?");
+                    ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    String name = rs.getString(1);
+                    List<String> secrets = strings(rs.getArray(2));
+                    Map<String, String> headers = storedHeaders(rs.getString(3));
+                    // Every value must open with the configured keys, current ones too: a wrong key is an error.
+                    secrets.forEach(v -> open(name, v));
+                    headers.values().forEach(v -> open(name, v));
+                    boolean stale = secrets.stream().anyMatch(cipher::needsResealing)
+                            || headers.values().stream().anyMatch(cipher::needsResealing);
+                    if (!stale) {
+                        continue;
+                    }
+                    String[] resealed =
+                            secrets.stream().map(v -> reseal(name, v)).toArray(String[]::new);
+                    Map<String, String> resealedHeaders = new LinkedHashMap<>();
+                    headers.forEach((header, v) -> resealedHeaders.put(header, reseal(name, v)));
+                    update.setArray(1, c.createArrayOf("text", resealed));
+                    update.setString(2, codec.toJson(resealedHeaders));
+                    update.setString(3, name);
+                    update.executeUpdate();
+                    count++;
+                }
+            }
+            return count;
+        });
+        cache.clear();
+        log.info("Re-encrypted the stored secrets of {} webhook endpoints with {}", rewritten, cipher.describe());
+        return rewritten;
+    }
+
+    private String reseal(String endpoint, String stored) {
+        return cipher.needsResealing(stored) ? cipher.seal(open(endpoint, stored)) : stored;
+    }
+
+    private String open(String endpoint, String stored) {
+        try {
+            return cipher.open(stored);
+        } catch (IllegalStateException e) {
+            throw new IllegalStateException("Webhook endpoint '" + endpoint + "': " + e.getMessage());
+        }
+    }
+
     /** Binds the {@link #CONFIG} columns to parameters {@code offset + 1} to {@code offset + CONFIG.size()}. */
-    private void bindConfig(Connection c, PreparedStatement ps, Endpoint e, int offset) throws SQLException {
+    private void bindConfig(Connection c, PreparedStatement ps, Endpoint e, Sealed sealed, int offset)
+            throws SQLException {
         int i = offset;
         ps.setString(++i, e.url());
-        ps.setArray(
-                ++i,
-                c.createArrayOf(
-                        "text",
-                        e.secrets().stream().map(WebhookSecret::serialized).toArray()));
-        ps.setString(++i, codec.toJson(new LinkedHashMap<>(e.headers())));
+        ps.setArray(++i, c.createArrayOf("text", sealed.secrets()));
+        ps.setString(++i, codec.toJson(new LinkedHashMap<>(sealed.headers())));
         ps.setString(++i, e.description().orElse(null));
         ps.setArray(
                 ++i, c.createArrayOf("text", e.eventTypes().stream().sorted().toArray()));
@@ -480,17 +612,13 @@ public final class EndpointRegistry {
         }
     }
 
-    @SuppressWarnings("unchecked")
     private Endpoint read(ResultSet rs) throws SQLException {
-        Endpoint.Builder b = Endpoint.builder(rs.getString("name"), rs.getString("url"));
+        String name = rs.getString("name");
+        Endpoint.Builder b = Endpoint.builder(name, rs.getString("url"));
         for (String secret : strings(rs.getArray("secrets"))) {
-            b.secret(secret);
+            b.secret(open(name, secret));
         }
-        String headers = rs.getString("headers");
-        if (headers != null) {
-            Map<String, Object> map = codec.fromJson(headers, Map.class);
-            map.forEach((k, v) -> b.header(k, String.valueOf(v)));
-        }
+        storedHeaders(rs.getString("headers")).forEach((k, v) -> b.header(k, open(name, v)));
         b.description(rs.getString("description"));
         b.eventTypes(new LinkedHashSet<>(strings(rs.getArray("event_types"))));
         Integer connect = (Integer) rs.getObject("connect_timeout_ms");

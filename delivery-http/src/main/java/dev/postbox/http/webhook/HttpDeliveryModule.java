@@ -6,6 +6,7 @@ import dev.postbox.JsonCodec;
 import dev.postbox.Postbox;
 import dev.postbox.RetryPolicy;
 import dev.postbox.http.HttpDelivery;
+import dev.postbox.http.SecretCipher;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -122,6 +123,7 @@ public final class HttpDeliveryModule implements AutoCloseable {
                 () -> postbox.get().admin(),
                 b.listener,
                 rateLimits,
+                b.secretCipher,
                 b.endpointCacheTtl);
         this.webhooks = new Webhooks(() -> postbox.get().outbox(), registry, delivery.guard(), b.codec, settings);
         this.deliveryHandler = new WebhookDeliveryHandler(
@@ -209,6 +211,7 @@ public final class HttpDeliveryModule implements AutoCloseable {
         private int fanOutBatchSize = 500;
         private SustainedFailurePolicy sustainedFailure = SustainedFailurePolicy.DEFAULTS;
         private Duration endpointCacheTtl = Duration.ofSeconds(1);
+        private SecretCipher secretCipher = SecretCipher.unconfigured();
 
         private Builder(DataSource dataSource, Supplier<Postbox> postbox) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource may not be null");
@@ -325,6 +328,17 @@ public final class HttpDeliveryModule implements AutoCloseable {
         /** How long the delivery path may use a cached endpoint (state, URL, secrets). Default 1 s. */
         public Builder endpointCacheTtl(Duration endpointCacheTtl) {
             this.endpointCacheTtl = notNegative(endpointCacheTtl, "endpointCacheTtl");
+            return this;
+        }
+
+        /**
+         * Encryption at rest of endpoint signing secrets and header values, e.g. {@code
+         * AesGcmSecretCipher.of(Map.of("2026-01", base64Key), "2026-01")}. Default {@link
+         * SecretCipher#unconfigured()}: registering an endpoint fails until a key is configured or
+         * {@link SecretCipher#plaintext()} is chosen explicitly; plain values stored earlier are read.
+         */
+        public Builder secretCipher(SecretCipher secretCipher) {
+            this.secretCipher = Objects.requireNonNull(secretCipher, "secretCipher may not be null");
             return this;
         }
 

@@ -3,6 +3,7 @@ package dev.postbox.http.webhook;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.Postbox;
 import dev.postbox.PostboxConfig;
+import dev.postbox.http.AesGcmSecretCipher;
 import dev.postbox.http.HttpDelivery;
 import dev.postbox.http.SsrfPolicy;
 import dev.postbox.testing.TestDatabase;
@@ -13,6 +14,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 
@@ -23,6 +25,11 @@ final class Harness implements AutoCloseable {
 
     final HikariDataSource ds = TestDatabase.create();
     final List<Node> nodes = new ArrayList<>();
+
+    /** The key every test node seals secrets with unless a test sets another cipher. */
+    static final String TEST_KEY = AesGcmSecretCipher.generateKey();
+
+    static final AesGcmSecretCipher TEST_CIPHER = AesGcmSecretCipher.of(Map.of("test", TEST_KEY), "test");
 
     static SsrfPolicy loopbackAllowed() {
         return SsrfPolicy.custom().allow("127.0.0.1/32").build();
@@ -42,6 +49,7 @@ final class Harness implements AutoCloseable {
                 HttpDelivery.builder().ssrfPolicy(loopbackAllowed()).build();
         HttpDeliveryModule http = module.apply(HttpDeliveryModule.builder(ds, ref::get)
                         .delivery(delivery)
+                        .secretCipher(TEST_CIPHER)
                         .endpointCacheTtl(Duration.ZERO))
                 .build();
         PostboxConfig cfg = config.apply(

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.postbox.http.ForbiddenDestinationException;
+import dev.postbox.http.LogCapture;
 import dev.postbox.http.WebhookSecret;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -55,6 +57,60 @@ class ValidationTest {
             h.exec("UPDATE outbox_endpoint SET url = 'http://127.0.0.1/x' WHERE name = 'public'");
             assertThatThrownBy(() -> h.tx(c -> http.webhooks().send(c, "public", Map.of(), null)))
                     .hasRootCauseInstanceOf(ForbiddenDestinationException.class);
+        }
+    }
+
+    @Test
+    void registrationRefusesUrlsWithCredentialsWithoutEchoingThem() {
+        try (Harness h = new Harness()) {
+            HttpDeliveryModule http = h.node(m -> m, c -> c).http();
+            for (String url : new String[] {
+                "https://alice:pa55word@hooks.example.com/in",
+                "https://pa55word@hooks.example.com/in",
+                "https://alice:pa55word@hooks.example.com/in?token=t0ken"
+            }) {
+                Endpoint endpoint = Endpoint.builder("creds", url)
+                        .secret(WebhookSecret.generate())
+                        .build();
+                for (java.util.function.Consumer<Endpoint> write : List.<java.util.function.Consumer<Endpoint>>of(
+                        http.endpoints()::register, http.endpoints()::put)) {
+                    assertThatThrownBy(() -> write.accept(endpoint))
+                            .isInstanceOf(ForbiddenDestinationException.class)
+                            .hasMessageContaining("https://hooks.example.com/in")
+                            .hasMessageContaining("carries credentials")
+                            .hasMessageContaining("header")
+                            .message()
+                            .doesNotContain("pa55word")
+                            .doesNotContain("alice")
+                            .doesNotContain("t0ken");
+                }
+            }
+            assertThat(http.endpoints().list()).isEmpty();
+        }
+    }
+
+    @Test
+    void anEndpointShowsItsUrlWithoutQueryOrCredentials() {
+        try (Harness h = new Harness();
+                LogCapture log = LogCapture.of(EndpointRegistry.class)) {
+            HttpDeliveryModule http = h.node(m -> m, c -> c).http();
+            Endpoint e = http.endpoints()
+                    .put(Endpoint.builder("q", "https://hooks.example.com/in?token=t0ken#frag")
+                            .secret(WebhookSecret.generate())
+                            .build());
+            assertThat(e.url()).contains("t0ken");
+            assertThat(e.redactedUrl()).isEqualTo("https://hooks.example.com/in?[redacted]");
+            assertThat(e.toString())
+                    .contains("https://hooks.example.com/in?[redacted]")
+                    .doesNotContain("t0ken");
+            http.endpoints()
+                    .put(e.toBuilder()
+                            .url("https://hooks.example.com/in?token=n3w")
+                            .build());
+            assertThat(log.text())
+                    .contains("Registered webhook endpoint")
+                    .doesNotContain("t0ken")
+                    .doesNotContain("n3w");
         }
     }
 

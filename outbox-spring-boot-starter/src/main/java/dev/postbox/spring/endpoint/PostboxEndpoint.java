@@ -14,7 +14,9 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -43,16 +45,30 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  *       ?endpoint=name} for one; never secrets or header values); {@code POST
  *       /actuator/postbox/enable-endpoint} ({@code {"endpoint": "billing"}}) enables an endpoint and
  *       replays what waited, {@code POST /actuator/postbox/disable-endpoint} ({@code endpoint}, optional
- *       {@code reason}) disables one. Both are write operations.
+ *       {@code reason}) disables one; {@code POST /actuator/postbox/reencrypt-secrets} rewrites every
+ *       stored signing secret and header value with the active encryption key (answering {@code
+ *       endpoints}, how many were rewritten; 409 naming the key when it cannot). All are write
+ *       operations.
  *   <li>Cron schedules: {@code GET /actuator/postbox/schedules?limit=} lists every stored schedule
  *       (cron, zone, kind, queue, paused, next fire, last fire) with its latest {@code limit} fires
  *       (default {@value #DEFAULT_SCHEDULE_HISTORY}) and their jobs' outcomes; {@code POST
  *       /actuator/postbox/pause} and {@code resume} with {@code {"schedule": "nightly-report"}}
  *       pause or resume a schedule cluster-wide (write operations).
  * </ul>
+ *
+ * <p><b>Access.</b> The endpoint is read-only by default ({@link Access#READ_ONLY}): the write
+ * operation is not even mapped until the operator sets {@code
+ * management.endpoint.postbox.access=unrestricted}, and then still answers 403 unless {@code
+ * postbox.admin.write-enabled=true}. Every call of the write operation (allowed, refused or failed)
+ * writes one audit line to the logger {@value #AUDIT_LOGGER}: the principal ({@code (anonymous)}
+ * without one), the action, its parameters and the HTTP status. Route that logger to your audit
+ * trail; no parameter of this endpoint carries a secret.
  */
-@Endpoint(id = "postbox")
+@Endpoint(id = "postbox", defaultAccess = Access.READ_ONLY)
 public class PostboxEndpoint {
+
+    /** The logger that receives one line per write operation, with the principal. */
+    public static final String AUDIT_LOGGER = "dev.postbox.audit";
 
     /** The most dead letters one list returns. */
     public static final int MAX_DEAD_LETTER_LIMIT = 1000;
@@ -68,7 +84,11 @@ public class PostboxEndpoint {
     /** HTTP 403, returned by write operations while they are disabled. */
     public static final int STATUS_FORBIDDEN = 403;
 
+    /** HTTP 409, returned when re-encryption cannot run with the configured keys. */
+    public static final int STATUS_CONFLICT = 409;
+
     private static final Logger log = LoggerFactory.getLogger(PostboxEndpoint.class);
+    private static final Logger audit = LoggerFactory.getLogger(AUDIT_LOGGER);
 
     private final PostboxAdmin admin;
     private final PostboxAdminProperties properties;
@@ -203,10 +223,81 @@ public class PostboxEndpoint {
         return action(action, id, queue, kind, endpoint, error, deadFrom, deadTo, all, reason, null);
     }
 
-    /** Runs a write action; refused (403) unless {@value #WRITE_PROPERTY} is true. */
+    /** {@link #action} by a caller in code (audited without a principal). */
+    public WebEndpointResponse<Map<String, Object>> action(
+            String action,
+            @Nullable Long id,
+            @Nullable String queue,
+            @Nullable String kind,
+            @Nullable String endpoint,
+            @Nullable String error,
+            @Nullable String deadFrom,
+            @Nullable String deadTo,
+            @Nullable Boolean all,
+            @Nullable String reason,
+            @Nullable String schedule) {
+        return action(
+                action,
+                id,
+                queue,
+                kind,
+                endpoint,
+                error,
+                deadFrom,
+                deadTo,
+                all,
+                reason,
+                schedule,
+                SecurityContext.NONE);
+    }
+
+    /**
+     * Runs a write action; refused (403) unless {@value #WRITE_PROPERTY} is true. Each call is
+     * audited on {@value #AUDIT_LOGGER} with the caller's principal, whatever its outcome.
+     */
     @WriteOperation
     public WebEndpointResponse<Map<String, Object>> action(
             @Selector String action,
+            @Nullable Long id,
+            @Nullable String queue,
+            @Nullable String kind,
+            @Nullable String endpoint,
+            @Nullable String error,
+            @Nullable String deadFrom,
+            @Nullable String deadTo,
+            @Nullable Boolean all,
+            @Nullable String reason,
+            @Nullable String schedule,
+            SecurityContext caller) {
+        String request =
+                AdminAudit.describe(action, id, queue, kind, endpoint, error, deadFrom, deadTo, all, reason, schedule);
+        String principal = AdminAudit.principal(caller);
+        WebEndpointResponse<Map<String, Object>> response;
+        try {
+            response = perform(action, id, queue, kind, endpoint, error, deadFrom, deadTo, all, reason, schedule);
+        } catch (InvalidEndpointRequestException e) {
+            audit.info(
+                    "postbox admin write: principal={} {} status={} ({})",
+                    principal,
+                    request,
+                    WebEndpointResponse.STATUS_BAD_REQUEST,
+                    e.getReason());
+            throw e;
+        } catch (RuntimeException e) {
+            audit.warn(
+                    "postbox admin write: principal={} {} status={} ({})",
+                    principal,
+                    request,
+                    WebEndpointResponse.STATUS_INTERNAL_SERVER_ERROR,
+                    e.getClass().getSimpleName());
+            throw e;
+        }
+        audit.info("postbox admin write: principal={} {} status={}", principal, request, response.getStatus());
+        return response;
+    }
+
+    private WebEndpointResponse<Map<String, Object>> perform(
+            String action,
             @Nullable Long id,
             @Nullable String queue,
             @Nullable String kind,
@@ -326,10 +417,22 @@ public class PostboxEndpoint {
                     return response(WebEndpointResponse.STATUS_NOT_FOUND, result);
                 }
             }
+            case "reencrypt-secrets" -> {
+                try {
+                    int rewritten = webhookEndpoints().reencryptSecrets();
+                    log.info("Postbox admin: re-encrypted the secrets of {} webhook endpoints", rewritten);
+                    result.put("endpoints", rewritten);
+                } catch (IllegalStateException e) {
+                    // Names the key id or the configuration to add, never a secret.
+                    result.put("error", e.getMessage());
+                    return response(STATUS_CONFLICT, result);
+                }
+            }
             default -> {
                 return badRequest(
                         action,
-                        "unknown action: use replay, purge, cancel, pause, resume, enable-endpoint or disable-endpoint");
+                        "unknown action: use replay, purge, cancel, pause, resume, enable-endpoint, disable-endpoint"
+                                + " or reencrypt-secrets");
             }
         }
         return response(WebEndpointResponse.STATUS_OK, result);

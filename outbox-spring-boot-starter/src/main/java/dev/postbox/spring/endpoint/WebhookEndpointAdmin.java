@@ -36,8 +36,18 @@ public interface WebhookEndpointAdmin {
     boolean disable(String name, String reason);
 
     /**
+     * Re-encrypts every stored signing secret and header value that is plain or sealed with a key
+     * other than the active one; returns how many endpoints were rewritten.
+     *
+     * @throws IllegalStateException when no key is configured or a stored value cannot be decrypted
+     *     (the message names the key id, never a value)
+     */
+    int reencryptSecrets();
+
+    /**
      * An endpoint as the actuator shows it: never its secrets or header values.
      *
+     * @param url the URL without credentials, fragment or query (a query shows as {@code ?[redacted]})
      * @param secrets how many signing secrets are active (two during rotation)
      * @param headers the names of its extra headers
      */

@@ -2,8 +2,11 @@ package dev.postbox.spring.http;
 
 import dev.postbox.JsonCodec;
 import dev.postbox.Postbox;
+import dev.postbox.http.AesGcmSecretCipher;
 import dev.postbox.http.EndpointTimeouts;
 import dev.postbox.http.HttpDelivery;
+import dev.postbox.http.PortPolicy;
+import dev.postbox.http.SecretCipher;
 import dev.postbox.http.SsrfPolicy;
 import dev.postbox.http.webhook.EndpointRegistry;
 import dev.postbox.http.webhook.HttpDeliveryModule;
@@ -48,10 +51,45 @@ public final class PostboxHttpAutoConfiguration {
                 .ssrfPolicy(SsrfPolicy.custom()
                         .allowList(properties.getAllowList())
                         .httpsOnly(properties.isHttpsOnly())
+                        .ports(PortPolicy.of(properties.getAllowedPorts(), properties.getDeniedPorts()))
                         .build())
                 .defaultTimeouts(new EndpointTimeouts(t.getConnect(), t.getRead(), t.getCall()))
                 .maxResponseBodyBytes(properties.getMaxResponseBodyBytes())
                 .build();
+    }
+
+    /**
+     * Encryption at rest of endpoint secrets from {@code postbox.http.secrets.*}: AES-GCM with the
+     * configured keys; without keys, plain text only when {@code allow-plaintext=true}, otherwise a
+     * cipher that refuses to store secrets (registration fails naming the fix). Declare your own
+     * {@link SecretCipher} bean (a KMS, say) to replace it.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    SecretCipher postboxSecretCipher(PostboxHttpProperties properties) {
+        PostboxHttpProperties.Secrets secrets = properties.getSecrets();
+        if (secrets.getKeys().isEmpty()) {
+            if (secrets.getActiveKey() != null) {
+                throw new IllegalStateException("postbox.http.secrets.active-key is '" + secrets.getActiveKey()
+                        + "' but postbox.http.secrets.keys is empty: add postbox.http.secrets.keys."
+                        + secrets.getActiveKey() + "=<base64 AES key> (`openssl rand -base64 32`)");
+            }
+            return secrets.isAllowPlaintext() ? SecretCipher.plaintext() : SecretCipher.unconfigured();
+        }
+        String active = secrets.getActiveKey();
+        if (active == null) {
+            if (secrets.getKeys().size() > 1) {
+                throw new IllegalStateException("postbox.http.secrets.active-key is required when several keys are"
+                        + " configured (" + secrets.getKeys().keySet() + "): name the key new values are sealed with");
+            }
+            active = secrets.getKeys().keySet().iterator().next();
+        }
+        try {
+            return AesGcmSecretCipher.of(secrets.getKeys(), active);
+        } catch (IllegalArgumentException e) {
+            // The message names the key id, never the key.
+            throw new IllegalStateException("postbox.http.secrets: " + e.getMessage());
+        }
     }
 
     @Bean
@@ -62,10 +100,12 @@ public final class PostboxHttpAutoConfiguration {
             JsonCodec codec,
             HttpDelivery delivery,
             PostboxHttpProperties properties,
+            SecretCipher secretCipher,
             ObjectProvider<WebhookListener> listeners) {
         PostboxHttpProperties.SustainedFailure sustained = properties.getSustainedFailure();
         HttpDeliveryModule.Builder b = HttpDeliveryModule.builder(database.dataSource(), postbox::getObject)
                 .delivery(delivery)
+                .secretCipher(secretCipher)
                 .codec(codec)
                 .listener(CompositeWebhookListener.of(listeners.orderedStream().toList()))
                 .retryPolicy(properties.getRetry().toPolicy())

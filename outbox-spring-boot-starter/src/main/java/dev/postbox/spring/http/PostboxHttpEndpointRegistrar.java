@@ -2,6 +2,7 @@ package dev.postbox.spring.http;
 
 import dev.postbox.http.EndpointTimeouts;
 import dev.postbox.http.ForbiddenDestinationException;
+import dev.postbox.http.RedactedUrl;
 import dev.postbox.http.webhook.Endpoint;
 import dev.postbox.http.webhook.EndpointRegistry;
 import java.time.Duration;
@@ -19,8 +20,8 @@ import org.springframework.core.env.Environment;
  * postbox.http.endpoints.<name>.*}. It runs as a {@link SmartLifecycle} in phase {@value #PHASE}:
  * after the web server started (so a URL may use {@code ${local.server.port}}) and before the
  * Postbox worker (phase {@code DEFAULT_PHASE}) claims deliveries. An invalid endpoint (a URL the SSRF
- * guard refuses, a malformed secret) fails start-up with a message naming the property; secrets are
- * never part of it.
+ * guard refuses, a malformed secret) fails start-up with a message naming the property; secrets,
+ * URL credentials and query strings are never part of it.
  *
  * <p>Each endpoint is written with {@link EndpointRegistry#put}, one atomic upsert: instances that
  * start together all start. When they declare different definitions of one endpoint (a rolling
@@ -58,12 +59,10 @@ public class PostboxHttpEndpointRegistrar implements SmartLifecycle {
             try {
                 registry.put(endpoint);
             } catch (ForbiddenDestinationException ex) {
-                throw new IllegalStateException(
-                        prefix(e.getKey()) + "url " + endpoint.url() + " is refused by the SSRF guard: "
-                                + ex.getMessage() + ". For an internal endpoint add its host or CIDR to"
-                                + " postbox.http.allow-list (e.g. 10.0.0.0/8 or hooks.internal)",
-                        ex);
-            } catch (IllegalArgumentException ex) {
+                // The guard's message shows the URL without credentials or query, and names the fix.
+                throw new IllegalStateException(prefix(e.getKey()) + "url refused: " + ex.getMessage(), ex);
+            } catch (IllegalArgumentException | IllegalStateException ex) {
+                // Invalid values, or secrets that cannot be stored (no encryption key): name the endpoint.
                 throw new IllegalStateException(prefix(e.getKey()) + ex.getMessage(), ex);
             }
             names.add(e.getKey());
@@ -84,8 +83,15 @@ public class PostboxHttpEndpointRegistrar implements SmartLifecycle {
             throw new IllegalStateException(prefix + "secrets is required: at least one whsec_<base64> signing"
                     + " secret shared with the receiver (generate one with WebhookSecret.generate())");
         }
+        String url;
         try {
-            String url = environment.resolveRequiredPlaceholders(p.getUrl());
+            url = environment.resolveRequiredPlaceholders(p.getUrl());
+        } catch (IllegalArgumentException ex) {
+            // Spring's message quotes the whole value: show it redacted, and drop the cause that holds it.
+            throw new IllegalStateException(
+                    prefix + "url " + String.valueOf(ex.getMessage()).replace(p.getUrl(), RedactedUrl.of(p.getUrl())));
+        }
+        try {
             Endpoint.Builder b = Endpoint.builder(name, url);
             for (int i = 0; i < p.getSecrets().size(); i++) {
                 try {

@@ -1,5 +1,7 @@
 package dev.postbox.spring.http;
 
+import dev.postbox.http.PortPolicy;
+import dev.postbox.http.RedactedUrl;
 import dev.postbox.http.webhook.HttpDeliveryModule;
 import dev.postbox.spring.RetryProperties;
 import java.time.Duration;
@@ -31,8 +33,24 @@ public class PostboxHttpProperties {
     /** Whether plain http:// endpoint URLs are refused. */
     private boolean httpsOnly = false;
 
+    /**
+     * Destination ports deliveries may use, as ports (8443) or inclusive ranges (1024-65535); a port
+     * must also not be denied. Applies to every destination, allow-listed ones too.
+     */
+    private List<String> allowedPorts = new ArrayList<>(PortPolicy.DEFAULT_ALLOWED);
+
+    /**
+     * Destination ports refused although allowed: by default the well-known ports of internal
+     * services (databases, caches, brokers, Docker, etcd, Kubernetes, kubelet). Setting it replaces
+     * the whole list.
+     */
+    private List<String> deniedPorts = new ArrayList<>(PortPolicy.DEFAULT_DENIED);
+
     /** Timeouts of one attempt for endpoints that set none of their own. */
     private final Timeouts timeouts = new Timeouts();
+
+    /** Encryption at rest of endpoint signing secrets and header values. */
+    private final Secrets secrets = new Secrets();
 
     /**
      * Cap on the decompressed response body bytes read and kept in the attempt log (1 byte to 1 MiB);
@@ -112,8 +130,28 @@ public class PostboxHttpProperties {
         this.httpsOnly = httpsOnly;
     }
 
+    public List<String> getAllowedPorts() {
+        return allowedPorts;
+    }
+
+    public void setAllowedPorts(List<String> allowedPorts) {
+        this.allowedPorts = allowedPorts;
+    }
+
+    public List<String> getDeniedPorts() {
+        return deniedPorts;
+    }
+
+    public void setDeniedPorts(List<String> deniedPorts) {
+        this.deniedPorts = deniedPorts;
+    }
+
     public Timeouts getTimeouts() {
         return timeouts;
+    }
+
+    public Secrets getSecrets() {
+        return secrets;
     }
 
     public long getMaxResponseBodyBytes() {
@@ -194,6 +232,60 @@ public class PostboxHttpProperties {
 
     public Map<String, EndpointProperties> getEndpoints() {
         return endpoints;
+    }
+
+    /**
+     * Encryption at rest (AES-GCM) of the signing secrets and header values stored in
+     * outbox_endpoint. Without a key, registering an endpoint fails unless allow-plaintext is true.
+     */
+    public static class Secrets {
+
+        /**
+         * Encryption keys by key id (letters, digits, '_' or '-'): base64 AES keys of 32 bytes (or 16
+         * or 24), e.g. from `openssl rand -base64 32`. Keep a retired key here until re-encryption
+         * (POST /actuator/postbox/reencrypt-secrets) has rewritten every value sealed with it.
+         */
+        private Map<String, String> keys = new LinkedHashMap<>();
+
+        /** The id of the key new values are sealed with; optional when exactly one key is configured. */
+        private @Nullable String activeKey;
+
+        /**
+         * Whether secrets may be stored in clear when no key is configured (development only); false:
+         * registering an endpoint without a key fails, naming this setting and the keys.
+         */
+        private boolean allowPlaintext = false;
+
+        public Map<String, String> getKeys() {
+            return keys;
+        }
+
+        public void setKeys(Map<String, String> keys) {
+            this.keys = keys;
+        }
+
+        public @Nullable String getActiveKey() {
+            return activeKey;
+        }
+
+        public void setActiveKey(@Nullable String activeKey) {
+            this.activeKey = activeKey;
+        }
+
+        public boolean isAllowPlaintext() {
+            return allowPlaintext;
+        }
+
+        public void setAllowPlaintext(boolean allowPlaintext) {
+            this.allowPlaintext = allowPlaintext;
+        }
+
+        /** Never shows the keys. */
+        @Override
+        public String toString() {
+            return "Secrets[keys=" + keys.keySet() + " (hidden), activeKey=" + activeKey + ", allowPlaintext="
+                    + allowPlaintext + "]";
+        }
     }
 
     /** Default timeouts of one attempt. */
@@ -414,8 +506,8 @@ public class PostboxHttpProperties {
         /** Hides the secrets and header values. */
         @Override
         public String toString() {
-            return "EndpointProperties[url=" + url + ", secrets=" + secrets.size() + " (hidden), headers="
-                    + headers.keySet() + ", eventTypes=" + eventTypes + "]";
+            return "EndpointProperties[url=" + (url == null ? null : RedactedUrl.of(url)) + ", secrets="
+                    + secrets.size() + " (hidden), headers=" + headers.keySet() + ", eventTypes=" + eventTypes + "]";
         }
     }
 

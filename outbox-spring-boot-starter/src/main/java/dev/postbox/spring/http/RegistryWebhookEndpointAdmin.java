@@ -41,10 +41,15 @@ final class RegistryWebhookEndpointAdmin implements WebhookEndpointAdmin {
         return registry.disable(name, reason);
     }
 
+    @Override
+    public int reencryptSecrets() {
+        return registry.reencryptSecrets();
+    }
+
     static WebhookEndpointView view(Endpoint e) {
         return new WebhookEndpointView(
                 e.name(),
-                e.url(),
+                e.redactedUrl(),
                 e.state().name().toLowerCase(Locale.ROOT),
                 e.disabledReason().orElse(null),
                 e.disabledAt().orElse(null),

@@ -3,6 +3,7 @@ package dev.postbox.spring.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.postbox.Postbox;
+import dev.postbox.http.AesGcmSecretCipher;
 import dev.postbox.http.HttpDelivery;
 import dev.postbox.http.WebhookSecret;
 import dev.postbox.http.webhook.Endpoint;
@@ -11,14 +12,18 @@ import dev.postbox.http.webhook.HttpDeliveryModule;
 import dev.postbox.http.webhook.WebhookInbox;
 import dev.postbox.http.webhook.Webhooks;
 import dev.postbox.spring.PostboxAutoConfiguration;
+import dev.postbox.spring.endpoint.PostboxAdminProperties;
+import dev.postbox.spring.endpoint.PostboxEndpoint;
 import dev.postbox.spring.endpoint.WebhookEndpointAdmin;
 import dev.postbox.testing.TestDatabase;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Set;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -26,6 +31,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /** Conditions, property binding and start-up registration of the webhook auto-configuration. */
 @ExtendWith(OutputCaptureExtension.class)
@@ -50,7 +56,111 @@ class PostboxHttpAutoConfigurationTest {
                         PostboxHttpAutoConfiguration.class,
                         PostboxInboxAutoConfiguration.class))
                 .withBean("dataSource", DataSource.class, () -> dataSource, d -> d.setDestroyMethodName(""))
+                .withPropertyValues(
+                        "postbox.worker.enabled=false",
+                        "postbox.schema.initialize=never",
+                        "postbox.http.secrets.keys.test=" + TEST_KEY);
+    }
+
+    /** A base64 AES-256 key for the tests (32 bytes: "0123456789abcdef" twice). */
+    static final String TEST_KEY = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+
+    private ApplicationContextRunner runnerWithoutKeys() {
+        return new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        DataSourceTransactionManagerAutoConfiguration.class,
+                        TransactionAutoConfiguration.class,
+                        PostboxAutoConfiguration.class,
+                        PostboxHttpAutoConfiguration.class))
+                .withBean("dataSource", DataSource.class, () -> dataSource, d -> d.setDestroyMethodName(""))
                 .withPropertyValues("postbox.worker.enabled=false", "postbox.schema.initialize=never");
+    }
+
+    @Test
+    void endpointsFromPropertiesAreStoredEncryptedAndReencryptedThroughTheActuator(CapturedOutput output) {
+        runner().withPropertyValues(
+                        "postbox.http.endpoints.billing.url=https://hooks.example.com/in",
+                        "postbox.http.endpoints.billing.secrets=" + SECRET,
+                        "postbox.http.endpoints.billing.headers.Authorization=Bearer tok-5ea1ed")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    String stored = new JdbcTemplate(dataSource)
+                            .queryForObject("SELECT secrets::text || headers::text FROM outbox_endpoint", String.class);
+                    assertThat(stored)
+                            .doesNotContain("whsec_")
+                            .doesNotContain("tok-5ea1ed")
+                            .contains("enc:v1:test:");
+                    Endpoint billing = context.getBean(EndpointRegistry.class)
+                            .get("billing")
+                            .orElseThrow();
+                    assertThat(billing.secrets().get(0).serialized()).isEqualTo(SECRET);
+                    assertThat(billing.headers()).containsEntry("Authorization", "Bearer tok-5ea1ed");
+                });
+        runner().withPropertyValues(
+                        "postbox.http.secrets.keys.next=" + AesGcmSecretCipher.generateKey(),
+                        "postbox.http.secrets.active-key=next")
+                .run(context -> {
+                    PostboxAdminProperties admin = new PostboxAdminProperties();
+                    admin.setWriteEnabled(true);
+                    PostboxEndpoint endpoint = new PostboxEndpoint(
+                            context.getBean(Postbox.class).admin(), admin, context.getBean(WebhookEndpointAdmin.class));
+                    WebEndpointResponse<Map<String, Object>> response =
+                            endpoint.action("reencrypt-secrets", null, null, null, null, null, null, null, null);
+                    assertThat(response.getStatus()).isEqualTo(WebEndpointResponse.STATUS_OK);
+                    assertThat(response.getBody()).containsEntry("endpoints", 1);
+                    String stored = new JdbcTemplate(dataSource)
+                            .queryForObject("SELECT secrets::text || headers::text FROM outbox_endpoint", String.class);
+                    assertThat(stored).contains("enc:v1:next:").doesNotContain("enc:v1:test:");
+                });
+        runnerWithoutKeys()
+                .withPropertyValues("postbox.http.secrets.keys.next=" + TEST_KEY)
+                .run(context -> {
+                    PostboxAdminProperties admin = new PostboxAdminProperties();
+                    admin.setWriteEnabled(true);
+                    PostboxEndpoint endpoint = new PostboxEndpoint(
+                            context.getBean(Postbox.class).admin(), admin, context.getBean(WebhookEndpointAdmin.class));
+                    WebEndpointResponse<Map<String, Object>> response =
+                            endpoint.action("reencrypt-secrets", null, null, null, null, null, null, null, null);
+                    assertThat(response.getStatus()).isEqualTo(PostboxEndpoint.STATUS_CONFLICT);
+                    assertThat(response.getBody().get("error").toString())
+                            .contains("cannot be decrypted with key 'next'")
+                            .doesNotContain(TEST_KEY);
+                });
+        assertThat(output).doesNotContain(SECRET).doesNotContain("tok-5ea1ed").doesNotContain(TEST_KEY);
+    }
+
+    @Test
+    void withoutAKeySecretsAreNotStoredUnlessPlainTextIsAllowedExplicitly() {
+        ApplicationContextRunner declared = runnerWithoutKeys()
+                .withPropertyValues(
+                        "postbox.http.endpoints.billing.url=https://hooks.example.com/in",
+                        "postbox.http.endpoints.billing.secrets=" + SECRET);
+        declared.run(context -> assertThat(rootMessage(context.getStartupFailure()))
+                .contains("postbox.http.endpoints.billing")
+                .contains("would be stored in clear")
+                .contains("postbox.http.secrets.keys")
+                .contains("postbox.http.secrets.allow-plaintext=true")
+                .doesNotContain(SECRET));
+        declared.withPropertyValues("postbox.http.secrets.allow-plaintext=true").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(new JdbcTemplate(dataSource)
+                            .queryForObject("SELECT secrets[1] FROM outbox_endpoint", String.class))
+                    .isEqualTo(SECRET);
+        });
+    }
+
+    @Test
+    void anInvalidKeyFailsStartUpNamingTheKeyIdNeverTheKey() {
+        runnerWithoutKeys()
+                .withPropertyValues("postbox.http.secrets.keys.2026-01=c2hvcnQ=")
+                .run(context -> assertThat(rootMessage(context.getStartupFailure()))
+                        .contains("postbox.http.secrets: encryption key '2026-01' is 5 bytes long")
+                        .doesNotContain("c2hvcnQ="));
+        runnerWithoutKeys()
+                .withPropertyValues(
+                        "postbox.http.secrets.keys.a=" + TEST_KEY, "postbox.http.secrets.keys.b=" + TEST_KEY)
+                .run(context -> assertThat(rootMessage(context.getStartupFailure()))
+                        .contains("postbox.http.secrets.active-key is required"));
     }
 
     @Test
@@ -157,10 +267,10 @@ class PostboxHttpAutoConfigurationTest {
     void startUpUpdatesAnExistingEndpointAndKeepsItsState() {
         ApplicationContextRunner r = runner().withPropertyValues(
                         "postbox.http.allow-list=127.0.0.1/32",
-                        "postbox.http.endpoints.orders.url=http://127.0.0.1:1/a",
+                        "postbox.http.endpoints.orders.url=http://127.0.0.1:8080/a",
                         "postbox.http.endpoints.orders.secrets=" + SECRET);
         r.run(context -> context.getBean(EndpointRegistry.class).disable("orders", "maintenance"));
-        r.withPropertyValues("postbox.http.endpoints.orders.url=http://127.0.0.1:1/b")
+        r.withPropertyValues("postbox.http.endpoints.orders.url=http://127.0.0.1:8080/b")
                 .run(context -> {
                     Endpoint orders = context.getBean(EndpointRegistry.class)
                             .get("orders")
@@ -184,6 +294,76 @@ class PostboxHttpAutoConfigurationTest {
                             .contains("postbox.http.allow-list");
                 });
         assertThat(output).doesNotContain(SECRET);
+    }
+
+    @Test
+    void anEndpointOnAnInternalServicePortFailsStartUpUnlessThePortPolicyAllowsIt() {
+        ApplicationContextRunner r = runner().withPropertyValues(
+                        "postbox.http.endpoints.cache.url=https://hooks.example.com:6379/hooks",
+                        "postbox.http.endpoints.cache.secrets=" + SECRET);
+        r.run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(rootMessage(context.getStartupFailure()))
+                    .contains("postbox.http.endpoints.cache")
+                    .contains("port 6379 (Redis)")
+                    .contains("remove 6379 from postbox.http.denied-ports")
+                    .doesNotContain("allow-list");
+        });
+        r.withPropertyValues("postbox.http.denied-ports=5432").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(EndpointRegistry.class).get("cache")).isPresent();
+        });
+        runner().withPropertyValues(
+                        "postbox.http.allowed-ports=443",
+                        "postbox.http.endpoints.alt.url=https://hooks.example.com:8443/hooks",
+                        "postbox.http.endpoints.alt.secrets=" + SECRET)
+                .run(context -> assertThat(rootMessage(context.getStartupFailure()))
+                        .contains("port 8443")
+                        .contains("add 8443 to postbox.http.allowed-ports"));
+    }
+
+    @Test
+    void urlCredentialsAndQueriesReachNoStartUpErrorLogLineOrActuatorView(CapturedOutput output) {
+        runner().withPropertyValues(
+                        "postbox.http.endpoints.creds.url=https://alice:pa55word@hooks.example.com/in",
+                        "postbox.http.endpoints.creds.secrets=" + SECRET)
+                .run(context -> assertThat(rootMessage(context.getStartupFailure()))
+                        .contains("postbox.http.endpoints.creds")
+                        .contains("carries credentials")
+                        .doesNotContain("alice")
+                        .doesNotContain("pa55word"));
+        runner().withPropertyValues(
+                        "postbox.http.endpoints.internal.url=http://10.1.2.3/in?token=t0ken",
+                        "postbox.http.endpoints.internal.secrets=" + SECRET)
+                .run(context -> assertThat(rootMessage(context.getStartupFailure()))
+                        .contains("http://10.1.2.3/in?[redacted]")
+                        .doesNotContain("t0ken"));
+        runner().withPropertyValues(
+                        "postbox.http.endpoints.unresolved.url=https://hooks.example.com/in?token=t0ken&x=${no.such.value}",
+                        "postbox.http.endpoints.unresolved.secrets=" + SECRET)
+                .run(context -> assertThat(rootMessage(context.getStartupFailure()))
+                        .contains("postbox.http.endpoints.unresolved")
+                        .contains("no.such.value")
+                        .doesNotContain("t0ken"));
+        runner().withPropertyValues(
+                        "postbox.http.endpoints.queried.url=https://hooks.example.com/in?token=t0ken",
+                        "postbox.http.endpoints.queried.secrets=" + SECRET)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    WebhookEndpointAdmin.WebhookEndpointView view = context.getBean(WebhookEndpointAdmin.class)
+                            .get("queried")
+                            .orElseThrow();
+                    assertThat(view.url()).isEqualTo("https://hooks.example.com/in?[redacted]");
+                    assertThat(context.getBean(PostboxHttpProperties.class)
+                                    .getEndpoints()
+                                    .get("queried")
+                                    .toString())
+                            .doesNotContain("t0ken");
+                });
+        assertThat(output)
+                .contains("Registered webhook endpoint")
+                .doesNotContain("t0ken")
+                .doesNotContain("pa55word");
     }
 
     @Test

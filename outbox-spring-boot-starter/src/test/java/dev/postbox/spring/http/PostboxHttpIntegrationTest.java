@@ -104,6 +104,7 @@ class PostboxHttpIntegrationTest {
                         "postbox.metrics.queue-poll-interval=200ms",
                         "postbox.admin.write-enabled=true",
                         "management.endpoints.web.exposure.include=postbox",
+                        "postbox.http.secrets.keys.test=MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
                         "postbox.http.allow-list=127.0.0.1/32",
                         "postbox.http.retry.base=50ms",
                         "postbox.http.retry.cap=200ms",

@@ -54,6 +54,7 @@ class PostboxHttpRateFactorMetricTest {
                         "postbox.worker.enabled=false",
                         "postbox.metrics.queue-poll-interval=1h",
                         // a factor cut to 0.4 climbs back by 1 per 10,000 s: steady during the test
+                        "postbox.http.secrets.keys.test=MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
                         "postbox.http.rate-recovery=10000s",
                         "postbox.http.min-rate-factor=0.05",
                         "postbox.http.endpoints.billing.url=https://billing.example.com/hooks",

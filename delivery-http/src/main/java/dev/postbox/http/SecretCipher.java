@@ -1,0 +1,60 @@
+package dev.postbox.http;
+
+import dev.postbox.http.internal.PlaintextSecrets;
+
+/**
+ * Encryption at rest of the webhook secrets Postbox stores: endpoint signing secrets and the values
+ * of endpoint headers (bearer tokens and the like). The {@code EndpointRegistry} seals each value
+ * before it is written to {@code outbox_endpoint} and opens it when the endpoint is read; header
+ * names, URLs and everything else stay in clear.
+ *
+ * <p>The default implementation is {@link AesGcmSecretCipher} (AES-GCM, a key id stored with each
+ * value so keys can rotate). A stored value written before encryption was configured (plain text) is
+ * still read as is, and {@code EndpointRegistry.reencryptSecrets()} rewrites it with the active key.
+ *
+ * <p>Implementations must be thread-safe, must never put a plain or sealed value into an exception
+ * message or a log line, and should name the key involved in their errors.
+ */
+public interface SecretCipher {
+
+    /**
+     * The text to store for {@code plaintext}.
+     *
+     * @throws IllegalStateException when this cipher cannot seal (no key configured)
+     */
+    String seal(String plaintext);
+
+    /**
+     * The plain value of a stored text: a sealed value is decrypted, a plain one (written before
+     * encryption was configured) is returned as is.
+     *
+     * @throws IllegalStateException naming the key when the value cannot be decrypted (the key is
+     *     not configured or differs from the one it was sealed with)
+     */
+    String open(String stored);
+
+    /**
+     * Whether a stored text should be rewritten: it is plain, or sealed with another key than the
+     * active one.
+     */
+    boolean needsResealing(String stored);
+
+    /** A short description for logs, e.g. {@code AES-GCM with key 'k2'} (never key material). */
+    String describe();
+
+    /**
+     * Stores secrets in clear: an explicit choice ({@code postbox.http.secrets.allow-plaintext=true}),
+     * for development only. Values sealed earlier cannot be read with it.
+     */
+    static SecretCipher plaintext() {
+        return PlaintextSecrets.ALLOWED;
+    }
+
+    /**
+     * The default when no key is configured: refuses to store a secret (registration fails with the
+     * fix), and reads only plain values written before.
+     */
+    static SecretCipher unconfigured() {
+        return PlaintextSecrets.REFUSED;
+    }
+}
