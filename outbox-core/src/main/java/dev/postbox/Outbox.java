@@ -28,12 +28,19 @@ public final class Outbox {
     private final JobWriter writer;
     private final TransactionMode transactionMode;
     private final PostboxListener listener;
+    private final PostboxInstrumentation instrumentation;
 
-    Outbox(DataSource dataSource, JobWriter writer, TransactionMode transactionMode, PostboxListener listener) {
+    Outbox(
+            DataSource dataSource,
+            JobWriter writer,
+            TransactionMode transactionMode,
+            PostboxListener listener,
+            PostboxInstrumentation instrumentation) {
         this.dataSource = Require.notNull(dataSource, "dataSource");
         this.writer = writer;
         this.transactionMode = transactionMode;
         this.listener = listener;
+        this.instrumentation = instrumentation;
     }
 
     /**
@@ -88,15 +95,25 @@ public final class Outbox {
     }
 
     private List<EnqueueResult> write(Connection c, List<JobRequest> requests) {
+        List<EnqueueResult> results = instrumentation.enqueue(requests, amended -> insert(c, amended));
+        if (results.size() != requests.size()) {
+            throw new IllegalStateException(
+                    "PostboxInstrumentation " + instrumentation.getClass().getName()
+                            + " returned " + results.size() + " results for " + requests.size()
+                            + " requests: it must pass every request on to the write, once");
+        }
+        for (int i = 0; i < requests.size(); i++) {
+            listener.enqueued(
+                    requests.get(i).queue(),
+                    requests.get(i).kind(),
+                    results.get(i).created());
+        }
+        return results;
+    }
+
+    private List<EnqueueResult> insert(Connection c, List<JobRequest> requests) {
         try {
-            List<EnqueueResult> results = writer.insertAll(c, requests);
-            for (int i = 0; i < requests.size(); i++) {
-                listener.enqueued(
-                        requests.get(i).queue(),
-                        requests.get(i).kind(),
-                        results.get(i).created());
-            }
-            return results;
+            return writer.insertAll(c, requests);
         } catch (SQLException e) {
             throw new IllegalStateException("Enqueueing " + requests.size() + " job(s) failed: " + e.getMessage(), e);
         }

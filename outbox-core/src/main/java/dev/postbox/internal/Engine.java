@@ -3,6 +3,7 @@ package dev.postbox.internal;
 import dev.postbox.AttemptLogLevel;
 import dev.postbox.HandlerRegistration;
 import dev.postbox.PostboxConfig;
+import dev.postbox.PostboxInstrumentation;
 import dev.postbox.PostboxListener;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -59,6 +60,17 @@ public final class Engine {
             JobStore store,
             PostboxListener listener,
             PostboxConfig config) {
+        this(dataSource, transactionManager, handlers, store, listener, PostboxInstrumentation.NO_OP, config);
+    }
+
+    public Engine(
+            DataSource dataSource,
+            PlatformTransactionManager transactionManager,
+            Map<String, HandlerRegistration> handlers,
+            JobStore store,
+            PostboxListener listener,
+            PostboxInstrumentation instrumentation,
+            PostboxConfig config) {
         this.dataSource = dataSource;
         this.config = config;
         this.listener = listener;
@@ -81,6 +93,7 @@ public final class Engine {
                 completions,
                 inFlight,
                 listener,
+                instrumentation,
                 config);
         this.rescuer = new Rescuer(dataSource, store, listener, config);
         inFlight.onRelease(dispatcher::released);
