@@ -38,18 +38,21 @@ public final class Outbox {
     private final TransactionMode transactionMode;
     private final PostboxListener listener;
     private final WakeUps wakeUps;
+    private final PostboxInstrumentation instrumentation;
 
     Outbox(
             DataSource dataSource,
             JobWriter writer,
             TransactionMode transactionMode,
             PostboxListener listener,
-            WakeUps wakeUps) {
+            WakeUps wakeUps,
+            PostboxInstrumentation instrumentation) {
         this.dataSource = Require.notNull(dataSource, "dataSource");
         this.writer = writer;
         this.transactionMode = transactionMode;
         this.listener = listener;
         this.wakeUps = wakeUps;
+        this.instrumentation = instrumentation;
     }
 
     /**
@@ -104,19 +107,29 @@ public final class Outbox {
     }
 
     private List<EnqueueResult> write(Connection c, List<JobRequest> requests) {
+        List<EnqueueResult> results = instrumentation.enqueue(requests, amended -> insert(c, amended));
+        if (results.size() != requests.size()) {
+            throw new IllegalStateException(
+                    "PostboxInstrumentation " + instrumentation.getClass().getName()
+                            + " returned " + results.size() + " results for " + requests.size()
+                            + " requests: it must pass every request on to the write, once");
+        }
+        for (int i = 0; i < requests.size(); i++) {
+            listener.enqueued(
+                    requests.get(i).queue(),
+                    requests.get(i).kind(),
+                    results.get(i).created());
+        }
+        return results;
+    }
+
+    private List<EnqueueResult> insert(Connection c, List<JobRequest> requests) {
         try {
             JobWriter.Written written = writer.insertAll(c, requests);
-            List<EnqueueResult> results = written.results();
             if (written.createdAny()) {
                 wakeUps.afterCommit(c, written.transactionId());
             }
-            for (int i = 0; i < requests.size(); i++) {
-                listener.enqueued(
-                        requests.get(i).queue(),
-                        requests.get(i).kind(),
-                        results.get(i).created());
-            }
-            return results;
+            return written.results();
         } catch (SQLException e) {
             throw new IllegalStateException("Enqueueing " + requests.size() + " job(s) failed: " + e.getMessage(), e);
         }

@@ -48,11 +48,13 @@ public final class Postbox implements AutoCloseable {
             return policy.maxAttempts();
         });
         WakeUps wakeUps = new WakeUps(b.dataSource, config.notifyInterval(), config.pollInterval());
-        this.outbox = new Outbox(b.dataSource, writer, config.transactionMode(), b.listener, wakeUps);
+        this.outbox =
+                new Outbox(b.dataSource, writer, config.transactionMode(), b.listener, wakeUps, b.instrumentation);
         this.admin = new PostboxAdmin(b.dataSource, new AdminStore(), wakeUps);
         PlatformTransactionManager tm =
                 b.transactionManager != null ? b.transactionManager : new DataSourceTransactionManager(b.dataSource);
-        this.engine = new Engine(b.dataSource, tm, handlers, new JobStore(codec), b.listener, config, wakeUps);
+        this.engine = new Engine(
+                b.dataSource, tm, handlers, new JobStore(codec), b.listener, b.instrumentation, config, wakeUps);
     }
 
     public static Builder builder(DataSource dataSource) {
@@ -124,6 +126,7 @@ public final class Postbox implements AutoCloseable {
         private PostboxConfig config = PostboxConfig.ofDefaults();
         private @Nullable JsonCodec codec;
         private PostboxListener listener = PostboxListener.NO_OP;
+        private PostboxInstrumentation instrumentation = PostboxInstrumentation.NO_OP;
         private @Nullable PlatformTransactionManager transactionManager;
         private final Map<String, HandlerRegistration> handlers = new LinkedHashMap<>();
 
@@ -143,6 +146,15 @@ public final class Postbox implements AutoCloseable {
 
         public Builder listener(PostboxListener listener) {
             this.listener = Require.notNull(listener, "listener");
+            return this;
+        }
+
+        /**
+         * Wraps each enqueue call and handler attempt (tracing, timing); default {@link
+         * PostboxInstrumentation#NO_OP}.
+         */
+        public Builder instrumentation(PostboxInstrumentation instrumentation) {
+            this.instrumentation = Require.notNull(instrumentation, "instrumentation");
             return this;
         }
 

@@ -39,6 +39,7 @@ public final class DeliveryRequest {
     private final byte[] body;
     private final WebhookSigner signer;
     private final @Nullable String traceparent;
+    private final @Nullable String tracestate;
     private final Map<String, String> headers;
     private final @Nullable EndpointTimeouts timeouts;
     private final @Nullable Long sendDeadline;
@@ -52,6 +53,7 @@ public final class DeliveryRequest {
         this.body = Objects.requireNonNull(builder.body, "body may not be null");
         this.signer = Objects.requireNonNull(builder.signer, "signer may not be null");
         this.traceparent = builder.traceparent;
+        this.tracestate = builder.traceparent != null ? builder.tracestate : null;
         this.headers = Map.copyOf(builder.headers);
         this.timeouts = builder.timeouts;
         this.sendDeadline = builder.sendDeadline;
@@ -59,6 +61,9 @@ public final class DeliveryRequest {
         Headers.of(headers);
         if (traceparent != null) {
             Headers.of("traceparent", traceparent);
+        }
+        if (tracestate != null) {
+            Headers.of("tracestate", tracestate);
         }
         Headers.of("webhook-id", messageId);
     }
@@ -95,6 +100,11 @@ public final class DeliveryRequest {
     /** The W3C {@code traceparent} to propagate, or null. */
     public @Nullable String traceparent() {
         return traceparent;
+    }
+
+    /** The W3C {@code tracestate} sent with the {@link #traceparent()}, or null. */
+    public @Nullable String tracestate() {
+        return tracestate;
     }
 
     /** Custom endpoint headers. */
@@ -138,6 +148,7 @@ public final class DeliveryRequest {
         private byte @Nullable [] body;
         private @Nullable WebhookSigner signer;
         private @Nullable String traceparent;
+        private @Nullable String tracestate;
         private final Map<String, String> headers = new LinkedHashMap<>();
         private @Nullable EndpointTimeouts timeouts;
         private @Nullable Long sendDeadline;
@@ -176,6 +187,15 @@ public final class DeliveryRequest {
         /** The W3C trace context to propagate; optional. */
         public Builder traceparent(@Nullable String traceparent) {
             this.traceparent = traceparent;
+            return this;
+        }
+
+        /**
+         * The W3C {@code tracestate} (vendor-specific trace data) to send with the {@link
+         * #traceparent(String)}; optional, ignored without a traceparent.
+         */
+        public Builder tracestate(@Nullable String tracestate) {
+            this.tracestate = tracestate;
             return this;
         }
 

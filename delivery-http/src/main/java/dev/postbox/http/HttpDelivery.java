@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each attempt carries {@code Content-Type: application/json}, {@code Idempotency-Key} and {@code
  * webhook-id} (both the job's stable key), a fresh {@code webhook-timestamp}, {@code
- * webhook-signature} (one per active secret), {@code traceparent} when given, the endpoint's custom
+ * webhook-signature} (one per active secret), {@code traceparent} (and {@code tracestate}) when given, the endpoint's custom
  * headers and {@code User-Agent: Postbox/<version>}. The destination passes the {@link SsrfGuard}
  * three times: the URL, the resolved addresses, and the address connected to. The response body is
  * read up to a cap on decompressed bytes.
@@ -163,6 +163,9 @@ public final class HttpDelivery implements AutoCloseable {
                 .header(WebhookVerifier.SIGNATURE_HEADER, request.signer().sign(request.messageId(), timestamp, body));
         if (request.traceparent() != null) {
             http.header("traceparent", request.traceparent());
+        }
+        if (request.tracestate() != null) {
+            http.header("tracestate", request.tracestate());
         }
         return http.build();
     }

@@ -92,6 +92,7 @@ class HttpDeliveryTest {
 
         AttemptResult result = delivery.deliver(request(url("127.0.0.1"))
                 .traceparent("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+                .tracestate("congo=t61rcWkgMzE")
                 .header("X-Tenant", "acme")
                 .build());
 
@@ -112,6 +113,7 @@ class HttpDeliveryTest {
         assertThat(recorded.getHeaders().get("webhook-timestamp")).isEqualTo(Long.toString(NOW.getEpochSecond()));
         assertThat(recorded.getHeaders().get("traceparent"))
                 .isEqualTo("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
+        assertThat(recorded.getHeaders().get("tracestate")).isEqualTo("congo=t61rcWkgMzE");
         assertThat(recorded.getHeaders().get("X-Tenant")).isEqualTo("acme");
         assertThat(recorded.getHeaders().get("User-Agent")).matches("Postbox/\\S+");
 

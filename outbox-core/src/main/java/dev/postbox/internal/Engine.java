@@ -3,6 +3,7 @@ package dev.postbox.internal;
 import dev.postbox.AttemptLogLevel;
 import dev.postbox.HandlerRegistration;
 import dev.postbox.PostboxConfig;
+import dev.postbox.PostboxInstrumentation;
 import dev.postbox.PostboxListener;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -59,6 +60,7 @@ public final class Engine {
             Map<String, HandlerRegistration> handlers,
             JobStore store,
             PostboxListener listener,
+            PostboxInstrumentation instrumentation,
             PostboxConfig config,
             WakeUps wakeUps) {
         this.dataSource = dataSource;
@@ -84,6 +86,7 @@ public final class Engine {
                 completions,
                 inFlight,
                 listener,
+                instrumentation,
                 config);
         this.rescuer = new Rescuer(dataSource, store, listener, config);
         inFlight.onRelease(dispatcher::released);

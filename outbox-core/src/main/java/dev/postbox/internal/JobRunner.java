@@ -5,6 +5,8 @@ import dev.postbox.HandlerRegistration;
 import dev.postbox.Job;
 import dev.postbox.PermanentJobFailure;
 import dev.postbox.PostboxConfig;
+import dev.postbox.PostboxInstrumentation;
+import dev.postbox.PostboxInstrumentation.AttemptOutcome;
 import dev.postbox.PostboxListener;
 import dev.postbox.RetryJobAfter;
 import dev.postbox.RetryPolicy;
@@ -42,6 +44,7 @@ public final class JobRunner {
     private final CompletionBatcher completions;
     private final InFlight inFlight;
     private final PostboxListener listener;
+    private final AttemptInstrumentation instrumentation;
     private final PostboxConfig config;
     private final String workerId;
     private final AttemptLogger attempts;
@@ -57,6 +60,28 @@ public final class JobRunner {
             InFlight inFlight,
             PostboxListener listener,
             PostboxConfig config) {
+        this(
+                handlers,
+                dataSource,
+                transactions,
+                store,
+                completions,
+                inFlight,
+                listener,
+                PostboxInstrumentation.NO_OP,
+                config);
+    }
+
+    JobRunner(
+            Map<String, HandlerRegistration> handlers,
+            DataSource dataSource,
+            TransactionTemplate transactions,
+            JobStore store,
+            CompletionBatcher completions,
+            InFlight inFlight,
+            PostboxListener listener,
+            PostboxInstrumentation instrumentation,
+            PostboxConfig config) {
         this.handlers = handlers;
         this.dataSource = dataSource;
         this.transactions = transactions;
@@ -64,6 +89,7 @@ public final class JobRunner {
         this.completions = completions;
         this.inFlight = inFlight;
         this.listener = listener;
+        this.instrumentation = new AttemptInstrumentation(instrumentation);
         this.config = config;
         this.workerId = config.workerId();
         this.attempts = new AttemptLogger(config.slowAttemptThreshold());
@@ -195,6 +221,9 @@ public final class JobRunner {
         if (!begin(claimed)) {
             return;
         }
+        PostboxInstrumentation.Attempt observed = instrumentation.started(job);
+        AttemptOutcome outcome = AttemptOutcome.UNRECORDED;
+        Throwable error = null;
         try {
             if (registration.isTransactional()) {
                 transactions.executeWithoutResult(status -> {
@@ -208,17 +237,20 @@ public final class JobRunner {
                     completeInTransaction(claimed, millisSince(start));
                 });
                 inFlight.remove(claimed);
+                outcome = AttemptOutcome.SUCCESS;
                 Duration took = Duration.ofMillis(millisSince(start));
                 attempts.log(job, "done", took, null);
                 listener.completed(job, took);
             } else {
                 registration.handler().handle(job);
                 claimed.handlerDone();
+                outcome = AttemptOutcome.SUCCESS;
                 long took = millisSince(start);
                 attempts.log(job, "done", Duration.ofMillis(took), null);
                 completions.add(claimed, took);
             }
         } catch (StaleLeaseException e) {
+            outcome = AttemptOutcome.LEASE_LOST;
             inFlight.remove(claimed);
             log.warn(
                     "job {} attempt {}: lease taken over while the handler ran; its transaction rolled back",
@@ -226,11 +258,14 @@ public final class JobRunner {
                     job.attempt());
             listener.staleToken(job.id(), "complete");
         } catch (HandlerFailure e) {
-            failed(claimed, registration, e.getCause(), start);
+            error = e.getCause();
+            outcome = failed(claimed, registration, e.getCause(), start);
         } catch (Exception | Error e) {
-            failed(claimed, registration, e, start);
+            error = e;
+            outcome = failed(claimed, registration, e, start);
         } finally {
             claimed.handlerDone(); // its outcome is written (or given up): no start mark needed
+            instrumentation.ended(observed, job, outcome, error);
         }
     }
 
@@ -252,14 +287,15 @@ public final class JobRunner {
         }
     }
 
-    private void failed(ClaimedJob claimed, HandlerRegistration registration, Throwable error, long start) {
+    /** Writes a failed attempt's outcome; returns it ({@code UNRECORDED} when the write failed). */
+    private AttemptOutcome failed(ClaimedJob claimed, HandlerRegistration registration, Throwable error, long start) {
         Job job = claimed.job();
         long took = millisSince(start);
         RetryPolicy policy = registration.retryPolicy() != null ? registration.retryPolicy() : config.retryPolicy();
         try {
             if (error instanceof SnoozeJob snooze) {
                 snooze(claimed, snooze.delay(), snooze.getMessage());
-                return;
+                return AttemptOutcome.SNOOZED;
             }
             String message = describe(error);
             JobStore.AttemptRecord attempt = attemptRecord(error, message, took);
@@ -279,10 +315,10 @@ public final class JobRunner {
                 attempts.log(job, "dead", Duration.ofMillis(took), message);
                 if (written) {
                     listener.dead(job, reason);
-                } else {
-                    listener.staleToken(job.id(), "dead");
+                    return AttemptOutcome.DEAD;
                 }
-                return;
+                listener.staleToken(job.id(), "dead");
+                return AttemptOutcome.LEASE_LOST;
             }
             Duration delay = error instanceof RetryJobAfter retryAfter
                     ? policy.clamp(retryAfter.delay())
@@ -296,11 +332,13 @@ public final class JobRunner {
             attempts.log(job, "retry", Duration.ofMillis(took), message);
             if (written) {
                 listener.failed(job, error, delay);
-            } else {
-                listener.staleToken(job.id(), "fail");
+                return AttemptOutcome.RETRY;
             }
+            listener.staleToken(job.id(), "fail");
+            return AttemptOutcome.LEASE_LOST;
         } catch (SQLException | RuntimeException e) {
             writeFailures.failed(e, "such jobs run again when their leases expire");
+            return AttemptOutcome.UNRECORDED;
         } finally {
             inFlight.remove(claimed);
         }

@@ -8,6 +8,7 @@ import dev.postbox.Outbox;
 import dev.postbox.Postbox;
 import dev.postbox.PostboxAdmin;
 import dev.postbox.PostboxConfig;
+import dev.postbox.PostboxInstrumentation;
 import dev.postbox.PostboxListener;
 import dev.postbox.spring.internal.AnnotatedBeanVerifier;
 import dev.postbox.spring.internal.AutoProxyRegistrar;
@@ -183,7 +184,7 @@ public final class PostboxAutoConfiguration {
     /**
      * A new engine builder on Postbox's {@code DataSource} for each injection point, with everything
      * the starter wires: settings from {@code postbox.*} and {@link PostboxCustomizer}s, the codec,
-     * the listeners, the transaction manager, {@link HandlerRegistration} beans and {@link
+     * the listeners, the {@link PostboxInstrumentation} bean (observations), the transaction manager, {@link HandlerRegistration} beans and {@link
      * OutboxHandler @OutboxHandler} methods. Declare your own {@link Postbox} bean from it to keep
      * that wiring: {@code @Bean Postbox postbox(Postbox.Builder builder) { return builder.build(); }}.
      */
@@ -197,6 +198,7 @@ public final class PostboxAutoConfiguration {
             HandlerMethodRegistry handlerMethods,
             ObjectProvider<HandlerRegistration> handlerRegistrations,
             ObjectProvider<PostboxListener> listeners,
+            ObjectProvider<PostboxInstrumentation> instrumentation,
             ObjectProvider<PostboxCustomizer> customizers,
             ConfigurableListableBeanFactory beanFactory,
             Environment environment) {
@@ -210,6 +212,7 @@ public final class PostboxAutoConfiguration {
                 .codec(codec)
                 .listener(new CompositePostboxListener(
                         () -> listeners.orderedStream().toList()));
+        instrumentation.ifUnique(builder::instrumentation);
         if (database.transactionManager() != null) {
             builder.transactionManager(database.transactionManager());
         }

@@ -127,7 +127,13 @@ public final class HttpDeliveryModule implements AutoCloseable {
                 b.endpointCacheTtl);
         this.webhooks = new Webhooks(() -> postbox.get().outbox(), registry, delivery.guard(), b.codec, settings);
         this.deliveryHandler = new WebhookDeliveryHandler(
-                registry, delivery, rateLimits, new DeliveryLine(b.dataSource, b.queue), b.listener, settings);
+                registry,
+                delivery,
+                rateLimits,
+                new DeliveryLine(b.dataSource, b.queue),
+                b.listener,
+                b.instrumentation,
+                settings);
         this.fanOutHandler =
                 new FanOutHandler(b.dataSource, () -> postbox.get().outbox(), registry, b.listener, settings);
     }
@@ -198,6 +204,7 @@ public final class HttpDeliveryModule implements AutoCloseable {
         private @Nullable HttpDelivery delivery;
         private JsonCodec codec = JsonCodec.jackson();
         private WebhookListener listener = WebhookListener.NO_OP;
+        private WebhookInstrumentation instrumentation = WebhookInstrumentation.NO_OP;
         private RetryPolicy retryPolicy = DEFAULT_RETRY_POLICY;
         private String queue = JobRequest.DEFAULT_QUEUE;
         private int maxPayloadBytes = 256 * 1024;
@@ -232,6 +239,15 @@ public final class HttpDeliveryModule implements AutoCloseable {
 
         public Builder listener(WebhookListener listener) {
             this.listener = Objects.requireNonNull(listener, "listener may not be null");
+            return this;
+        }
+
+        /**
+         * Wraps each webhook send (tracing, timing) and chooses the trace context it carries; default
+         * {@link WebhookInstrumentation#NO_OP}, which sends the context stored with the job.
+         */
+        public Builder instrumentation(WebhookInstrumentation instrumentation) {
+            this.instrumentation = Objects.requireNonNull(instrumentation, "instrumentation may not be null");
             return this;
         }
 

@@ -54,6 +54,9 @@ public final class WebhookDeliveryHandler implements JobHandler {
     /** HTTP header naming the event type of a published event. */
     public static final String EVENT_TYPE_HTTP_HEADER = "webhook-event-type";
 
+    private static final String TRACEPARENT = "traceparent";
+    private static final String TRACESTATE = "tracestate";
+
     private static final Logger log = LoggerFactory.getLogger(WebhookDeliveryHandler.class);
 
     private final EndpointRegistry registry;
@@ -61,6 +64,7 @@ public final class WebhookDeliveryHandler implements JobHandler {
     private final RateLimitStore rateLimits;
     private final DeliveryLine line;
     private final WebhookListener listener;
+    private final WebhookInstrumentation instrumentation;
     private final HttpDeliveryModule.Settings settings;
     private final Map<String, PermitPool> pools = new ConcurrentHashMap<>();
     private final Map<String, Semaphore> inFlight = new ConcurrentHashMap<>();
@@ -73,12 +77,14 @@ public final class WebhookDeliveryHandler implements JobHandler {
             RateLimitStore rateLimits,
             DeliveryLine line,
             WebhookListener listener,
+            WebhookInstrumentation instrumentation,
             HttpDeliveryModule.Settings settings) {
         this.registry = registry;
         this.delivery = delivery;
         this.rateLimits = rateLimits;
         this.line = line;
         this.listener = listener;
+        this.instrumentation = instrumentation;
         this.settings = settings;
         NegativeControls.warnIfEnabled(log);
     }
@@ -108,7 +114,8 @@ public final class WebhookDeliveryHandler implements JobHandler {
         }
         try {
             PermitPool.Grant permit = takePermits(endpoint);
-            AttemptResult result = delivery.deliver(request(job, endpoint, permit.sendBy()));
+            AttemptResult result = instrumentation.send(
+                    job, name, trace -> delivery.deliver(request(job, endpoint, permit.sendBy(), trace)));
             if (result.cause() == FailureCause.NOT_SENT) {
                 permitExpired(name, result);
             }
@@ -224,14 +231,20 @@ public final class WebhookDeliveryHandler implements JobHandler {
         return s;
     }
 
-    private DeliveryRequest request(Job job, Endpoint endpoint, @Nullable Long sendBy) {
+    /**
+     * The request of this attempt. It carries the trace context of the send when the instrumentation
+     * gives one ({@code trace}), else the one stored with the job at enqueue.
+     */
+    private DeliveryRequest request(Job job, Endpoint endpoint, @Nullable Long sendBy, Map<String, String> trace) {
+        Map<String, String> context = trace.get(TRACEPARENT) != null ? trace : job.headers();
         DeliveryRequest.Builder request = DeliveryRequest.builder()
                 .sendDeadline(sendBy)
                 .url(endpoint.url())
                 .messageId(messageId(job))
                 .body(job.payloadJson())
                 .signer(WebhookSigner.of(endpoint.secrets()))
-                .traceparent(job.headers().get("traceparent"))
+                .traceparent(context.get(TRACEPARENT))
+                .tracestate(context.get(TRACESTATE))
                 .headers(endpoint.headers())
                 .timeouts(endpoint.timeouts().orElse(null));
         String eventType = job.headers().get(EVENT_TYPE_JOB_HEADER);

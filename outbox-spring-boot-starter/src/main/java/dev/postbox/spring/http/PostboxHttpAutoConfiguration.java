@@ -11,6 +11,7 @@ import dev.postbox.http.SsrfPolicy;
 import dev.postbox.http.webhook.EndpointRegistry;
 import dev.postbox.http.webhook.HttpDeliveryModule;
 import dev.postbox.http.webhook.SustainedFailurePolicy;
+import dev.postbox.http.webhook.WebhookInstrumentation;
 import dev.postbox.http.webhook.WebhookListener;
 import dev.postbox.http.webhook.Webhooks;
 import dev.postbox.spring.PostboxCustomizer;
@@ -101,7 +102,8 @@ public final class PostboxHttpAutoConfiguration {
             HttpDelivery delivery,
             PostboxHttpProperties properties,
             SecretCipher secretCipher,
-            ObjectProvider<WebhookListener> listeners) {
+            ObjectProvider<WebhookListener> listeners,
+            ObjectProvider<WebhookInstrumentation> instrumentation) {
         PostboxHttpProperties.SustainedFailure sustained = properties.getSustainedFailure();
         HttpDeliveryModule.Builder b = HttpDeliveryModule.builder(database.dataSource(), postbox::getObject)
                 .delivery(delivery)
@@ -120,6 +122,7 @@ public final class PostboxHttpAutoConfiguration {
                         sustained.isEnabled()
                                 ? new SustainedFailurePolicy(sustained.getMinFailures(), sustained.getMinDuration())
                                 : SustainedFailurePolicy.NEVER);
+        instrumentation.ifUnique(b::instrumentation);
         PostboxHttpProperties.GlobalRateLimit global = properties.getGlobalRateLimit();
         if (global.getRatePerSecond() != null) {
             b.globalRateLimit(global.getRatePerSecond(), global.getBurst());
