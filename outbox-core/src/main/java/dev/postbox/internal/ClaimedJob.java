@@ -18,6 +18,7 @@ public final class ClaimedJob {
     private volatile long leaseEndNanos;
     private volatile boolean started;
     private volatile long startedAtNanos;
+    private volatile boolean handlerEntered;
     private volatile boolean handlerDone;
     private volatile boolean startMarked;
 
@@ -74,6 +75,16 @@ public final class ClaimedJob {
         started = true;
     }
 
+    /**
+     * The handler is being called now: after the attempt's transaction (if any) has its connection
+     * and the instrumentation has started. Only from here may a start mark be written in a batch: a
+     * mark written while the attempt still waited for a pooled connection would charge an attempt
+     * whose handler never ran if this process died in that wait.
+     */
+    void enteringHandler() {
+        handlerEntered = true;
+    }
+
     /** The handler returned or threw: no start mark is needed any more. */
     void handlerDone() {
         handlerDone = true;
@@ -90,7 +101,7 @@ public final class ClaimedJob {
 
     /** Running, and its start not yet written: what the next batch of start marks writes. */
     boolean awaitsStartMark() {
-        return started && !handlerDone && !startMarked;
+        return started && handlerEntered && !handlerDone && !startMarked;
     }
 
     long startedAtNanos() {

@@ -228,6 +228,7 @@ public final class JobRunner {
             if (registration.isTransactional()) {
                 transactions.executeWithoutResult(status -> {
                     try {
+                        claimed.enteringHandler();
                         registration.handler().handle(job);
                     } catch (RuntimeException e) {
                         throw e;
@@ -242,6 +243,7 @@ public final class JobRunner {
                 attempts.log(job, "done", took, null);
                 listener.completed(job, took);
             } else {
+                claimed.enteringHandler();
                 registration.handler().handle(job);
                 claimed.handlerDone();
                 outcome = AttemptOutcome.SUCCESS;

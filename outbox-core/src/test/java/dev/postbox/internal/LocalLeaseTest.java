@@ -214,14 +214,20 @@ class LocalLeaseTest {
     @Test
     void batchedStartMarksRecordRunningAttemptsOnlyAndWhenTheyBegan() throws Exception {
         newRunner();
-        enqueue(3);
+        enqueue(4);
         List<ClaimedJob> claimed = claim("local");
         ClaimedJob running = claimed.get(0);
         ClaimedJob finished = claimed.get(1);
         ClaimedJob waiting = claimed.get(2);
+        ClaimedJob waitingForItsConnection = claimed.get(3);
         running.started(System.nanoTime() - Duration.ofSeconds(3).toNanos());
+        running.enteringHandler();
         finished.started(System.nanoTime());
+        finished.enteringHandler();
         finished.handlerDone();
+        // Begun, but its handler not entered yet (waiting for a pooled connection for its
+        // transaction): if this process died now, the handler would never have run.
+        waitingForItsConnection.started(System.nanoTime());
         inFlight.add(claimed);
 
         new StartMarks(dataSource, store, inFlight).run();
@@ -237,6 +243,7 @@ class LocalLeaseTest {
                 .isTrue();
         assertThat(running.awaitsStartMark()).isFalse();
         assertThat(waiting.awaitsStartMark()).isFalse();
+        assertThat(waitingForItsConnection.awaitsStartMark()).isFalse();
 
         jdbc.update("UPDATE outbox_job SET lease_started = false");
         new StartMarks(dataSource, store, inFlight).run();
