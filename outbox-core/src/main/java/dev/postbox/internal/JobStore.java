@@ -448,7 +448,8 @@ public final class JobStore {
         } else {
             ps.setInt(i + 2, attempt.statusCode());
         }
-        ps.setString(i + 3, attempt.detailJson());
+        // A receiver's answer may hold NUL, which jsonb cannot store: the outcome must be recorded anyway.
+        ps.setString(i + 3, NulCharacters.json(attempt.detailJson()));
     }
 
     /**
@@ -469,7 +470,7 @@ public final class JobStore {
             ps.setArray(2, Sql.bigints(c, tokens));
             ps.setLong(3, delay.toMillis());
             ps.setString(4, workerId);
-            ps.setString(5, reason);
+            ps.setString(5, Sql.errorText(reason));
             ps.setBoolean(6, log);
             List<Long> released = new ArrayList<>(jobs.size());
             try (ResultSet rs = ps.executeQuery()) {
