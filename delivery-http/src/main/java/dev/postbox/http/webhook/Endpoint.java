@@ -4,6 +4,7 @@ import dev.postbox.RetryPolicy;
 import dev.postbox.http.DeliveryRequest;
 import dev.postbox.http.EndpointTimeouts;
 import dev.postbox.http.WebhookSecret;
+import dev.postbox.http.internal.HeaderRules;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -70,6 +71,7 @@ public final class Endpoint {
         this.secrets = List.copyOf(b.secrets);
         // Validates header names and values (reserved names, characters) now rather than per attempt.
         DeliveryRequest.builder().headers(b.headers);
+        b.headers.forEach((header, value) -> HeaderRules.check("endpoint '" + name + "'", header, value));
         this.headers = Map.copyOf(b.headers);
         this.description = b.description;
         this.eventTypes = Set.copyOf(b.eventTypes);

@@ -87,14 +87,32 @@ public final class WebhookDeliveryHandler implements JobHandler {
         String name = job.endpoint()
                 .orElseThrow(() -> new PermanentJobFailure("webhook job " + job.id() + " has no endpoint: enqueue"
                         + " deliveries with Webhooks.send(endpoint, payload, key)"));
-        Endpoint endpoint = registry.cached(name)
-                .orElseThrow(() -> new PermanentJobFailure("webhook endpoint '" + name + "' is not registered (was it"
-                        + " removed?); register it and replay this dead letter"));
+        Endpoint endpoint;
+        try {
+            endpoint = registry.cached(name)
+                    .orElseThrow(() -> new PermanentJobFailure("webhook endpoint '" + name + "' is not registered (was"
+                            + " it removed?); register it and replay this dead letter"));
+        } catch (IllegalArgumentException e) {
+            // The stored row fails the endpoint's checks (e.g. a header value changed by SQL): no attempt can work.
+            throw new PermanentJobFailure(
+                    "webhook endpoint '" + name + "' as stored is invalid: " + e.getMessage()
+                            + "; fix it with EndpointRegistry.update and replay this dead letter",
+                    e);
+        }
         if (!endpoint.isEnabled()) {
             throw new SnoozeJob(
                     "endpoint '" + name + "' is disabled ("
                             + endpoint.disabledReason().orElse("no reason") + "); parked until it is enabled",
                     settings.parkDelay());
+        }
+        DeliveryRequest request;
+        try {
+            request = request(job, endpoint);
+        } catch (IllegalArgumentException e) {
+            // A value that cannot be sent (written before it was validated, or behind Postbox's back) fails
+            // every attempt the same way: dead-letter now, with the reason, instead of spending the budget.
+            throw new PermanentJobFailure(
+                    "webhook job " + job.id() + " for endpoint '" + name + "' cannot be sent: " + e.getMessage(), e);
         }
         Semaphore slots = endpoint.maxInFlight().map(n -> slots(name, n)).orElse(null);
         if (slots != null && !slots.tryAcquire(settings.maxPermitWait().toMillis(), TimeUnit.MILLISECONDS)) {
@@ -107,7 +125,7 @@ public final class WebhookDeliveryHandler implements JobHandler {
         }
         try {
             takePermits(endpoint);
-            AttemptResult result = delivery.deliver(request(job, endpoint));
+            AttemptResult result = delivery.deliver(request);
             listener.attempted(job, name, result);
             conclude(job, endpoint, result);
         } finally {
