@@ -7,6 +7,7 @@ import dev.postbox.RetryPolicy;
 import dev.postbox.http.EndpointTimeouts;
 import dev.postbox.http.SsrfGuard;
 import dev.postbox.http.WebhookSecret;
+import dev.postbox.http.internal.SqlErrors;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -573,7 +574,8 @@ public final class EndpointRegistry {
             c.setAutoCommit(true);
             return call.apply(c);
         } catch (SQLException e) {
-            throw new IllegalStateException("Webhook endpoint operation failed: " + e.getMessage(), e);
+            SQLException clean = SqlErrors.withoutData(e);
+            throw new IllegalStateException("Webhook endpoint operation failed: " + clean.getMessage(), clean);
         }
     }
 
@@ -591,7 +593,8 @@ public final class EndpointRegistry {
                 c.setAutoCommit(true);
             }
         } catch (SQLException e) {
-            throw new IllegalStateException("Webhook endpoint operation failed: " + e.getMessage(), e);
+            SQLException clean = SqlErrors.withoutData(e);
+            throw new IllegalStateException("Webhook endpoint operation failed: " + clean.getMessage(), clean);
         }
     }
 }
