@@ -75,7 +75,7 @@ class SchemaVerifierTest {
                     .doesNotContain("outbox_job");
 
             // The installer takes over: it records what it found and applies only the rest.
-            assertThat(new SchemaInstaller(ds).install()).containsExactly(3, 4, 5, 6);
+            assertThat(new SchemaInstaller(ds).install()).containsExactly(3, 4, 5, 6, 8);
             assertThat(jdbc.queryForList(
                             "SELECT description FROM outbox_schema_version ORDER BY version", String.class))
                     .containsExactly(
@@ -84,7 +84,8 @@ class SchemaVerifierTest {
                             "http delivery",
                             "attempt start marks",
                             "rate bucket line",
-                            "console indexes");
+                            "console indexes",
+                            "installation id");
             assertThat(verifier.missingMigrations()).isEmpty();
             assertThat(verifier.missingObjects()).isEmpty();
             assertThat(verifier.installedVersion())
