@@ -370,8 +370,19 @@ public final class EndpointRegistry {
             return hit.endpoint();
         }
         Optional<Endpoint> loaded = get(name);
-        cache.put(name, new Cached(loaded, now));
+        // Only endpoints that exist are cached: the cache is bounded by the endpoint table, whatever names
+        // callers try (an unknown name is refused at enqueue and costs one primary-key lookup).
+        if (loaded.isPresent()) {
+            cache.put(name, new Cached(loaded, now));
+        } else {
+            cache.remove(name);
+        }
         return loaded;
+    }
+
+    /** Entries in the delivery path's endpoint cache (for tests). */
+    int cachedCount() {
+        return cache.size();
     }
 
     /** A subscriber of an event, with its attempt budget when it has its own retry policy. */
