@@ -307,7 +307,7 @@ public final class WebhookInbox {
 
         /**
          * The largest body accepted, in bytes; a larger one is answered 413 without being verified.
-         * Default {@value #DEFAULT_MAX_BODY_BYTES} (four times the sender's default payload limit).
+         * Default {@value WebhookInbox#DEFAULT_MAX_BODY_BYTES} (four times the sender's default payload limit).
          */
         public Builder maxBodyBytes(int maxBodyBytes) {
             if (maxBodyBytes <= 0 || maxBodyBytes == Integer.MAX_VALUE) {
