@@ -24,7 +24,9 @@ public final class Job {
     private final Map<String, String> headers;
     private final Instant createdAt;
     private final JsonCodec codec;
+    private final @Nullable String installationId;
 
+    /** A job of a legacy installation (or a test): its generated key is {@code postbox-<id>}. */
     public Job(
             long id,
             String queue,
@@ -38,6 +40,41 @@ public final class Job {
             Map<String, String> headers,
             Instant createdAt,
             JsonCodec codec) {
+        this(
+                id,
+                queue,
+                kind,
+                payloadJson,
+                idempotencyKey,
+                orderingKey,
+                endpoint,
+                attempt,
+                maxAttempts,
+                headers,
+                createdAt,
+                codec,
+                null);
+    }
+
+    /**
+     * A job with the id of the installation that created it ({@code outbox_installation.id}), which
+     * makes its {@link #generatedKey()} unique per installation and across sequence rewinds; null for a
+     * job created before the installation id existed.
+     */
+    public Job(
+            long id,
+            String queue,
+            String kind,
+            String payloadJson,
+            @Nullable String idempotencyKey,
+            @Nullable String orderingKey,
+            @Nullable String endpoint,
+            int attempt,
+            int maxAttempts,
+            Map<String, String> headers,
+            Instant createdAt,
+            JsonCodec codec,
+            @Nullable String installationId) {
         this.id = id;
         this.queue = queue;
         this.kind = kind;
@@ -50,6 +87,7 @@ public final class Job {
         this.headers = Map.copyOf(headers);
         this.createdAt = createdAt;
         this.codec = codec;
+        this.installationId = installationId;
     }
 
     public long id() {
@@ -80,10 +118,31 @@ public final class Job {
 
     /**
      * A key that is the same on every attempt of this job: the idempotency key when one was given,
-     * otherwise {@code "postbox-<id>"}. Send it to receivers so that they apply the effect once.
+     * otherwise the {@link #generatedKey()}. Send it to receivers so that they apply the effect once.
      */
     public String stableKey() {
-        return idempotencyKey != null ? idempotencyKey : "postbox-" + id;
+        return idempotencyKey != null ? idempotencyKey : generatedKey();
+    }
+
+    /**
+     * A key Postbox derives for this job whatever its idempotency key, the same on every attempt and
+     * never the same for two jobs: {@code postbox-<installation>-<id>-<created_at in microseconds, base
+     * 36>}, unique across installations and across a rewind of the job id sequence (restore from
+     * backup). A job created before the installation id existed (schema V8) keeps {@code
+     * postbox-<id>}, the key it may already have been sent with.
+     */
+    public String generatedKey() {
+        if (installationId == null) {
+            return "postbox-" + id;
+        }
+        long micros =
+                Math.addExact(Math.multiplyExact(createdAt.getEpochSecond(), 1_000_000L), createdAt.getNano() / 1000);
+        return "postbox-" + installationId + "-" + id + "-" + Long.toString(micros, 36);
+    }
+
+    /** The installation that created this job, empty for a job older than the installation id. */
+    public Optional<String> installationId() {
+        return Optional.ofNullable(installationId);
     }
 
     public Optional<String> orderingKey() {

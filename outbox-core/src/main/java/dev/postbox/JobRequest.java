@@ -30,6 +30,19 @@ public final class JobRequest {
     public static final int MIN_PRIORITY = -100;
     /** Highest allowed priority. */
     public static final int MAX_PRIORITY = 100;
+    /**
+     * Longest queue name, in characters. Queue names are indexed (claim index, {@code outbox_queue}
+     * primary key); a B-tree entry may not exceed about 2,700 bytes.
+     */
+    public static final int MAX_QUEUE_LENGTH = 100;
+    /** Longest job kind, in characters (indexed with the dead letters' error fingerprint). */
+    public static final int MAX_KIND_LENGTH = 200;
+    /**
+     * Longest idempotency, ordering or fire key, in characters. The keys are indexed; 500 characters
+     * are at most 1,500 bytes in UTF-8, well inside PostgreSQL's B-tree entry limit of about 2,700
+     * bytes. Hash a longer natural key (e.g. SHA-256, hex) to make it fit.
+     */
+    public static final int MAX_KEY_LENGTH = 500;
 
     private final String queue;
     private final String kind;
@@ -47,18 +60,18 @@ public final class JobRequest {
     private final Map<String, String> headers;
 
     private JobRequest(Builder b) {
-        this.queue = Require.notBlank(b.queue, "queue");
-        this.kind = Require.notBlank(b.kind, "kind");
+        this.queue = name(b.queue, "queue", MAX_QUEUE_LENGTH);
+        this.kind = name(b.kind, "kind", MAX_KIND_LENGTH);
         if (b.payload == null && b.rawJson == null) {
             throw new IllegalArgumentException("payload may not be null: pass an object or raw JSON for job kind '"
                     + b.kind + "' (use Map.of() for an empty payload)");
         }
         this.payload = b.payload;
         this.rawJson = b.rawJson;
-        this.idempotencyKey = blankToNull(b.idempotencyKey, "idempotencyKey");
-        this.orderingKey = blankToNull(b.orderingKey, "orderingKey");
-        this.endpoint = b.endpoint;
-        this.fireKey = b.fireKey;
+        this.idempotencyKey = key(blankToNull(b.idempotencyKey, "idempotencyKey"), "idempotencyKey");
+        this.orderingKey = key(blankToNull(b.orderingKey, "orderingKey"), "orderingKey");
+        this.endpoint = b.endpoint == null ? null : name(b.endpoint, "endpoint", MAX_KIND_LENGTH);
+        this.fireKey = key(b.fireKey, "fireKey");
         if (b.priority < MIN_PRIORITY || b.priority > MAX_PRIORITY) {
             throw new IllegalArgumentException(
                     "priority must be between " + MIN_PRIORITY + " and " + MAX_PRIORITY + ", was " + b.priority);
@@ -75,6 +88,44 @@ public final class JobRequest {
         this.maxAttempts = b.maxAttempts;
         this.expiresAt = b.expiresAt;
         this.headers = Map.copyOf(b.headers);
+    }
+
+    private static String name(String value, String what, int max) {
+        Require.notBlank(value, what);
+        if (value.length() > max) {
+            throw new IllegalArgumentException(what + " is " + value.length() + " characters long, more than the " + max
+                    + " allowed (it is indexed): use a shorter name");
+        }
+        noControlCharacters(value, what);
+        return value;
+    }
+
+    private static @Nullable String key(@Nullable String value, String what) {
+        if (value == null) {
+            return null;
+        }
+        if (value.length() > MAX_KEY_LENGTH) {
+            throw new IllegalArgumentException(what + " is " + value.length() + " characters long, more than the "
+                    + MAX_KEY_LENGTH + " allowed (it is indexed): hash a longer natural key (e.g. SHA-256 in hex)");
+        }
+        noControlCharacters(value, what);
+        return value;
+    }
+
+    /**
+     * Control characters (CR, LF, NUL, ...) cannot be stored (NUL) or sent in a header (CR, LF:
+     * keys travel as {@code Idempotency-Key} / {@code webhook-id}): refused up front.
+     */
+    private static void noControlCharacters(String value, String what) {
+        for (int i = 0; i < value.length(); i++) {
+            char ch = value.charAt(i);
+            if (Character.isISOControl(ch)) {
+                throw new IllegalArgumentException(String.format(
+                        "%s has the control character U+%04X at index %d: keys and names may not contain control"
+                                + " characters (CR, LF, NUL, ...), which cannot be stored or sent in a header",
+                        what, (int) ch, i));
+            }
+        }
     }
 
     private static @Nullable String blankToNull(@Nullable String value, String name) {
@@ -279,8 +330,15 @@ public final class JobRequest {
             return this;
         }
 
+        /** A header carried with the job; names and values may not contain NUL (jsonb cannot store it). */
         public Builder header(String name, String value) {
-            headers.put(Require.notBlank(name, "header name"), Objects.requireNonNull(value, "header value"));
+            Require.notBlank(name, "header name");
+            Objects.requireNonNull(value, "header value");
+            if (name.indexOf('\0') >= 0 || value.indexOf('\0') >= 0) {
+                throw new IllegalArgumentException("job header '" + name.replace('\0', '?')
+                        + "' contains the character U+0000 (NUL), which PostgreSQL cannot store: remove it");
+            }
+            headers.put(name, value);
             return this;
         }
 

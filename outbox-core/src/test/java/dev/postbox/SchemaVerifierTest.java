@@ -75,7 +75,7 @@ class SchemaVerifierTest {
                     .doesNotContain("outbox_job");
 
             // The installer takes over: it records what it found and applies only the rest.
-            assertThat(new SchemaInstaller(ds).install()).containsExactly(3, 4, 5, 6, 7);
+            assertThat(new SchemaInstaller(ds).install()).containsExactly(3, 4, 5, 6, 7, 8);
             assertThat(jdbc.queryForList(
                             "SELECT description FROM outbox_schema_version ORDER BY version", String.class))
                     .containsExactly(
@@ -85,7 +85,8 @@ class SchemaVerifierTest {
                             "attempt start marks",
                             "rate bucket line",
                             "console indexes",
-                            "notify after commit");
+                            "notify after commit",
+                            "installation id");
             assertThat(verifier.missingMigrations()).isEmpty();
             assertThat(verifier.missingObjects()).isEmpty();
             assertThat(verifier.installedVersion())

@@ -57,8 +57,8 @@ final class CoverageCheck {
             long transactions = r.count("businessTransactionsCommitted") + r.count("businessTransactionsRolledBack");
             double tolerance = rollbackTolerance(min.rollbackTolerance(), target, transactions);
             if (Math.abs(share - target) > tolerance) {
-                gaps.add("rollback share " + share + " outside " + target + " +- " + Math.round(tolerance * 1000) / 1000.0
-                        + " (" + transactions + " transactions)");
+                gaps.add("rollback share " + share + " outside " + target + " +- "
+                        + Math.round(tolerance * 1000) / 1000.0 + " (" + transactions + " transactions)");
             }
         }
         return gaps;

@@ -1,12 +1,12 @@
 package dev.postbox.http;
 
+import dev.postbox.http.internal.HeaderRules;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import okhttp3.Headers;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -57,15 +57,16 @@ public final class DeliveryRequest {
         this.headers = Map.copyOf(builder.headers);
         this.timeouts = builder.timeouts;
         this.sendDeadline = builder.sendDeadline;
-        // Let OkHttp reject characters that are not allowed in header names or values, now rather than per attempt.
-        Headers.of(headers);
+        // Reject characters that headers cannot carry now rather than per attempt, with messages that
+        // name the header but never echo its value (OkHttp's own check would print custom values).
+        headers.forEach((name, value) -> HeaderRules.check("delivery request", name, value));
         if (traceparent != null) {
-            Headers.of("traceparent", traceparent);
+            HeaderRules.checkValue("delivery request", "traceparent", traceparent);
         }
         if (tracestate != null) {
-            Headers.of("tracestate", tracestate);
+            HeaderRules.checkValue("delivery request", "tracestate", tracestate);
         }
-        Headers.of("webhook-id", messageId);
+        HeaderRules.checkValue("delivery request", "webhook-id", messageId);
     }
 
     /** A builder. */

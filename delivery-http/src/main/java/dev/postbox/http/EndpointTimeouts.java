@@ -16,7 +16,7 @@ public record EndpointTimeouts(Duration connectTimeout, Duration readTimeout, Du
     public static final EndpointTimeouts DEFAULTS =
             new EndpointTimeouts(Duration.ofSeconds(5), Duration.ofSeconds(15), Duration.ofSeconds(30));
 
-    /** Validates that each timeout is positive. */
+    /** Validates that each timeout is at least 1 ms (they are kept in whole milliseconds). */
     public EndpointTimeouts {
         requirePositive("connectTimeout", connectTimeout);
         requirePositive("readTimeout", readTimeout);
@@ -25,8 +25,9 @@ public record EndpointTimeouts(Duration connectTimeout, Duration readTimeout, Du
 
     private static void requirePositive(String name, Duration value) {
         Objects.requireNonNull(value, name + " may not be null");
-        if (value.isNegative() || value.isZero()) {
-            throw new IllegalArgumentException(name + " must be positive, got " + value);
+        if (value.compareTo(Duration.ofMillis(1)) < 0) {
+            throw new IllegalArgumentException(name + " must be at least 1 ms, got " + value
+                    + ": timeouts are kept in whole milliseconds, and 0 would mean no timeout at all");
         }
         if (value.toMillis() > Integer.MAX_VALUE) {
             throw new IllegalArgumentException(name + " must be below " + Integer.MAX_VALUE + " ms, got " + value);

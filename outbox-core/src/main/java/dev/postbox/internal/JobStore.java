@@ -234,6 +234,7 @@ public final class JobStore {
             + "   (SELECT count(*) FROM returned)";
 
     private final JsonCodec codec;
+    private volatile @Nullable Installation installation;
 
     public JobStore(JsonCodec codec) {
         this.codec = codec;
@@ -248,6 +249,9 @@ public final class JobStore {
      */
     public Claim claim(Connection c, String queue, int[] laneLimits, int limit, String workerId, Duration lease)
             throws SQLException {
+        if (installation == null) {
+            installation = Installation.read(c);
+        }
         try (PreparedStatement ps = c.prepareStatement(CLAIM)) {
             int i = 1;
             ps.setString(i++, queue);
@@ -348,6 +352,8 @@ public final class JobStore {
     private ClaimedJob readClaimed(ResultSet rs, long leaseEndNanos) throws SQLException {
         String headersJson = rs.getString(10);
         Map<String, String> headers = headersJson == null ? Map.of() : codec.fromJson(headersJson, Map.class);
+        java.time.Instant createdAt = rs.getTimestamp(11).toInstant();
+        Installation installation = this.installation;
         Job job = new Job(
                 rs.getLong(1),
                 rs.getString(2),
@@ -359,8 +365,9 @@ public final class JobStore {
                 rs.getInt(8),
                 rs.getInt(9),
                 headers,
-                rs.getTimestamp(11).toInstant(),
-                codec);
+                createdAt,
+                codec,
+                installation == null ? null : installation.idFor(createdAt));
         return new ClaimedJob(job, rs.getLong(12), rs.getBoolean(13), rs.getBoolean(15), leaseEndNanos);
     }
 
@@ -441,7 +448,8 @@ public final class JobStore {
         } else {
             ps.setInt(i + 2, attempt.statusCode());
         }
-        ps.setString(i + 3, attempt.detailJson());
+        // A receiver's answer may hold NUL, which jsonb cannot store: the outcome must be recorded anyway.
+        ps.setString(i + 3, NulCharacters.json(attempt.detailJson()));
     }
 
     /**
@@ -462,7 +470,7 @@ public final class JobStore {
             ps.setArray(2, Sql.bigints(c, tokens));
             ps.setLong(3, delay.toMillis());
             ps.setString(4, workerId);
-            ps.setString(5, reason);
+            ps.setString(5, Sql.errorText(reason));
             ps.setBoolean(6, log);
             List<Long> released = new ArrayList<>(jobs.size());
             try (ResultSet rs = ps.executeQuery()) {

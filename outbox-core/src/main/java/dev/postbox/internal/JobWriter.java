@@ -79,6 +79,11 @@ public final class JobWriter {
         } else {
             json = codec.toJson(request.payload().orElseThrow());
         }
+        if (NulCharacters.inJson(json)) {
+            throw new IllegalArgumentException("job kind '" + request.kind() + "': payload contains the character"
+                    + " U+0000 (NUL), which PostgreSQL cannot store in jsonb. Remove it, or carry binary data"
+                    + " encoded (Base64) in a string.");
+        }
         int bytes = json.getBytes(StandardCharsets.UTF_8).length;
         if (bytes > config.maxPayloadBytes()) {
             throw new IllegalArgumentException("job kind '" + request.kind() + "': payload is " + bytes

@@ -35,11 +35,12 @@ final class Sql {
         return ts == null ? null : ts.toInstant();
     }
 
-    /** Truncates error text kept in the database. */
+    /** Truncates error text kept in the database, NUL characters (which it cannot store) replaced. */
     static @Nullable String errorText(@Nullable String text) {
         if (text == null) {
             return null;
         }
+        text = NulCharacters.text(text);
         return text.length() <= 4000 ? text : text.substring(0, 4000) + "…";
     }
 }

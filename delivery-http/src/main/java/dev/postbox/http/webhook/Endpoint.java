@@ -5,6 +5,7 @@ import dev.postbox.http.DeliveryRequest;
 import dev.postbox.http.EndpointTimeouts;
 import dev.postbox.http.RedactedUrl;
 import dev.postbox.http.WebhookSecret;
+import dev.postbox.http.internal.HeaderRules;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -70,6 +71,7 @@ public final class Endpoint {
         this.secrets = List.copyOf(b.secrets);
         // Validates header names and values (reserved names, characters) now rather than per attempt.
         DeliveryRequest.builder().headers(b.headers);
+        b.headers.forEach((header, value) -> HeaderRules.check("endpoint '" + name + "'", header, value));
         this.headers = Map.copyOf(b.headers);
         this.description = b.description;
         this.eventTypes = Set.copyOf(b.eventTypes);
@@ -78,12 +80,24 @@ public final class Endpoint {
         this.burst =
                 b.burst != null ? b.burst : b.ratePerSecond == null ? 1 : (int) Math.max(1, Math.ceil(b.ratePerSecond));
         this.maxInFlight = b.maxInFlight;
+        if (b.retryPolicy != null) {
+            atLeastOneMilli("retryPolicy.base", b.retryPolicy.base());
+            atLeastOneMilli("retryPolicy.cap", b.retryPolicy.cap());
+        }
         this.retryPolicy = b.retryPolicy;
         this.state = b.state;
         this.disabledReason = b.disabledReason;
         this.disabledAt = b.disabledAt;
         this.consecutiveFailures = b.consecutiveFailures;
         this.failingSince = b.failingSince;
+    }
+
+    /** Durations are stored in whole milliseconds: less than 1 ms would be stored as 0, which the table refuses. */
+    private void atLeastOneMilli(String what, Duration value) {
+        if (value.compareTo(Duration.ofMillis(1)) < 0) {
+            throw new IllegalArgumentException("endpoint '" + name + "': " + what + " must be at least 1 ms, got "
+                    + value + " (durations are stored in whole milliseconds)");
+        }
     }
 
     static String requireName(@Nullable String name) {

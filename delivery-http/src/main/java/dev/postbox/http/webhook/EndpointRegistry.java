@@ -8,6 +8,7 @@ import dev.postbox.http.EndpointTimeouts;
 import dev.postbox.http.SecretCipher;
 import dev.postbox.http.SsrfGuard;
 import dev.postbox.http.WebhookSecret;
+import dev.postbox.http.internal.SqlErrors;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -379,8 +380,19 @@ public final class EndpointRegistry {
             return hit.endpoint();
         }
         Optional<Endpoint> loaded = get(name);
-        cache.put(name, new Cached(loaded, now));
+        // Only endpoints that exist are cached: the cache is bounded by the endpoint table, whatever names
+        // callers try (an unknown name is refused at enqueue and costs one primary-key lookup).
+        if (loaded.isPresent()) {
+            cache.put(name, new Cached(loaded, now));
+        } else {
+            cache.remove(name);
+        }
         return loaded;
+    }
+
+    /** Entries in the delivery path's endpoint cache (for tests). */
+    int cachedCount() {
+        return cache.size();
     }
 
     /** A subscriber of an event, with its attempt budget when it has its own retry policy. */
@@ -701,7 +713,8 @@ public final class EndpointRegistry {
             c.setAutoCommit(true);
             return call.apply(c);
         } catch (SQLException e) {
-            throw new IllegalStateException("Webhook endpoint operation failed: " + e.getMessage(), e);
+            SQLException clean = SqlErrors.withoutData(e);
+            throw new IllegalStateException("Webhook endpoint operation failed: " + clean.getMessage(), clean);
         }
     }
 
@@ -719,7 +732,8 @@ public final class EndpointRegistry {
                 c.setAutoCommit(true);
             }
         } catch (SQLException e) {
-            throw new IllegalStateException("Webhook endpoint operation failed: " + e.getMessage(), e);
+            SQLException clean = SqlErrors.withoutData(e);
+            throw new IllegalStateException("Webhook endpoint operation failed: " + clean.getMessage(), clean);
         }
     }
 }

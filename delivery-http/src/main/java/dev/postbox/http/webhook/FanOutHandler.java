@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * {@value WebhookDeliveryHandler#EVENT_TYPE_JOB_HEADER}) into one delivery job per subscribed endpoint, in
  * batches of {@code fanOutBatchSize}, each batch committed in its own transaction together with the
  * cursor in {@code outbox_fanout}. After a crash the job is retried and resumes at the cursor; child
- * idempotency keys ({@code <event job id>:<endpoint>}) make any re-expanded batch a no-op, so every
+ * idempotency keys ({@code <event's generated key>:<endpoint>}, see {@link #childKey}) make any
+ * re-expanded batch a no-op, so every
  * subscriber gets exactly one delivery job.
  */
 public final class FanOutHandler implements JobHandler {
@@ -90,10 +91,17 @@ public final class FanOutHandler implements JobHandler {
     }
 
     private int expandBatch(Connection c, Job job, String eventType, String payloadJson) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO outbox_fanout (event_job_id, event_type)"
-                + " VALUES (?, ?) ON CONFLICT (event_job_id) DO NOTHING")) {
+        // A row with another event's key is left over from an earlier event that had this job id (the
+        // id sequence was rewound, e.g. by a restore): start afresh instead of taking it as expanded.
+        try (PreparedStatement ps = c.prepareStatement(
+                "INSERT INTO outbox_fanout (event_job_id, event_type, event_key)"
+                        + " VALUES (?, ?, ?) ON CONFLICT (event_job_id) DO UPDATE SET event_type = EXCLUDED.event_type,"
+                        + "   event_key = EXCLUDED.event_key, last_endpoint = NULL, expanded = 0, completed_at = NULL,"
+                        + "   updated_at = now()"
+                        + " WHERE EXCLUDED.event_key IS NOT NULL AND outbox_fanout.event_key IS DISTINCT FROM EXCLUDED.event_key")) {
             ps.setLong(1, job.id());
             ps.setString(2, eventType);
+            ps.setString(3, job.installationId().isPresent() ? job.generatedKey() : null);
             ps.executeUpdate();
         }
         @Nullable String cursor;
@@ -124,7 +132,7 @@ public final class FanOutHandler implements JobHandler {
                     .queue(settings.queue())
                     .endpoint(s.name())
                     .rawJson(payloadJson)
-                    .idempotencyKey(job.id() + ":" + s.name())
+                    .idempotencyKey(childKey(job, s.name()))
                     .headers(job.headers());
             if (s.maxAttempts() != null) {
                 child.maxAttempts(s.maxAttempts());
@@ -142,5 +150,16 @@ public final class FanOutHandler implements JobHandler {
             ps.executeUpdate();
         }
         return created;
+    }
+
+    /**
+     * The idempotency key (and so the webhook-id) of the event's copy for one endpoint: the event's
+     * installation-unique {@link Job#generatedKey() generated key} and the endpoint name, so that a
+     * rewound job id sequence or a second installation posting into the same inbox never reuses it. An
+     * event created before the installation id existed keeps the legacy {@code <event job id>:<endpoint>}:
+     * its copies may already have been created and sent under it.
+     */
+    static String childKey(Job event, String endpoint) {
+        return event.installationId().isPresent() ? event.generatedKey() + ":" + endpoint : event.id() + ":" + endpoint;
     }
 }

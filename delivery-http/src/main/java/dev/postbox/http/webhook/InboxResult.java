@@ -7,7 +7,8 @@ import org.jspecify.annotations.Nullable;
  *
  * @param outcome applied, duplicate or rejected
  * @param messageId the {@code webhook-id} when present
- * @param reason why it was rejected (null otherwise); safe to log, never contains secrets
+ * @param reason why it was rejected (null otherwise); safe to log and to answer: names neither secrets,
+ *     nor their number, nor the receiver's clock
  */
 public record InboxResult(
         Outcome outcome,
@@ -21,18 +22,21 @@ public record InboxResult(
         /** Verified, already applied before: the handler did not run. */
         DUPLICATE,
         /** Not verified (missing headers, stale timestamp, bad signature): nothing ran. */
-        REJECTED
+        REJECTED,
+        /** The body is over the inbox's {@code maxBodyBytes}: not verified, nothing ran. */
+        TOO_LARGE
     }
 
     /**
      * The HTTP status to answer: 204 for applied, 200 for duplicate (the sender must stop retrying),
-     * 401 for rejected.
+     * 401 for rejected, 413 for too large.
      */
     public int httpStatus() {
         return switch (outcome) {
             case APPLIED -> 204;
             case DUPLICATE -> 200;
             case REJECTED -> 401;
+            case TOO_LARGE -> 413;
         };
     }
 }

@@ -94,14 +94,31 @@ public final class WebhookDeliveryHandler implements JobHandler {
         String name = job.endpoint()
                 .orElseThrow(() -> new PermanentJobFailure("webhook job " + job.id() + " has no endpoint: enqueue"
                         + " deliveries with Webhooks.send(endpoint, payload, key)"));
-        Endpoint endpoint = registry.cached(name)
-                .orElseThrow(() -> new PermanentJobFailure("webhook endpoint '" + name + "' is not registered (was it"
-                        + " removed?); register it and replay this dead letter"));
+        Endpoint endpoint;
+        try {
+            endpoint = registry.cached(name)
+                    .orElseThrow(() -> new PermanentJobFailure("webhook endpoint '" + name + "' is not registered (was"
+                            + " it removed?); register it and replay this dead letter"));
+        } catch (IllegalArgumentException e) {
+            // The stored row fails the endpoint's checks (e.g. a header value changed by SQL): no attempt can work.
+            throw new PermanentJobFailure(
+                    "webhook endpoint '" + name + "' as stored is invalid: " + e.getMessage()
+                            + "; fix it with EndpointRegistry.update and replay this dead letter",
+                    e);
+        }
         if (!endpoint.isEnabled()) {
             throw new SnoozeJob(
                     "endpoint '" + name + "' is disabled ("
                             + endpoint.disabledReason().orElse("no reason") + "); parked until it is enabled",
                     settings.parkDelay());
+        }
+        try {
+            request(job, endpoint, null, Map.of()); // what every attempt sends, checked before a permit is spent
+        } catch (IllegalArgumentException e) {
+            // A value that cannot be sent (written before it was validated, or behind Postbox's back) fails
+            // every attempt the same way: dead-letter now, with the reason, instead of spending the budget.
+            throw new PermanentJobFailure(
+                    "webhook job " + job.id() + " for endpoint '" + name + "' cannot be sent: " + e.getMessage(), e);
         }
         Semaphore slots = endpoint.maxInFlight().map(n -> slots(name, n)).orElse(null);
         if (slots != null && !slots.tryAcquire(settings.maxPermitWait().toMillis(), TimeUnit.MILLISECONDS)) {

@@ -47,6 +47,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 public final class WebhookInbox {
 
+    /** The default largest body accepted: 1 MiB. */
+    public static final int DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
     /** The default inbox table (created by migration V3). */
     public static final String DEFAULT_TABLE = "postbox_inbox";
 
@@ -59,6 +62,8 @@ public final class WebhookInbox {
     private final TransactionTemplate transactions;
     private final String table;
     private final String insert;
+    private final int maxBodyBytes;
+    private final RejectionLog rejections;
 
     private WebhookInbox(Builder b) {
         this.dataSource = b.dataSource;
@@ -73,6 +78,8 @@ public final class WebhookInbox {
         this.transactions = new TransactionTemplate(tm);
         this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRED);
         this.table = b.table;
+        this.maxBodyBytes = b.maxBodyBytes;
+        this.rejections = new RejectionLog(log, b.rejectionSummaryInterval.toNanos());
         this.insert = "INSERT INTO " + table + " (webhook_id, webhook_timestamp) VALUES (?, ?)"
                 + " ON CONFLICT (webhook_id) DO NOTHING";
     }
@@ -102,13 +109,18 @@ public final class WebhookInbox {
         Objects.requireNonNull(header, "header may not be null");
         Objects.requireNonNull(rawBody, "rawBody may not be null");
         Objects.requireNonNull(handler, "handler may not be null");
+        String claimedId = header.apply(WebhookVerifier.ID_HEADER);
+        if (rawBody.length > maxBodyBytes) {
+            return tooLarge(claimedId, rawBody.length);
+        }
         VerifiedWebhook verified;
         try {
             verified = verifier.verify(header, rawBody);
         } catch (WebhookVerificationException e) {
-            String id = header.apply(WebhookVerifier.ID_HEADER);
-            log.info("Rejected webhook {}: {} ({})", id, e.reason(), e.getMessage());
-            return new InboxResult(InboxResult.Outcome.REJECTED, id, e.reason() + ": " + e.getMessage());
+            // Safe to answer: the verifier's messages name neither the clock nor the secrets.
+            String reason = e.reason() + ": " + e.getMessage();
+            rejections.rejected(reason);
+            return new InboxResult(InboxResult.Outcome.REJECTED, claimedId, reason);
         }
         InboxMessage message = new InboxMessage(verified.messageId(), verified.timestamp(), rawBody, header);
         Boolean applied = transactions.execute(status -> {
@@ -130,6 +142,40 @@ public final class WebhookInbox {
                 null);
     }
 
+    /**
+     * {@link #receive(Function, byte[], InboxHandler)} reading the body from a stream, at most {@link
+     * Builder#maxBodyBytes(int) maxBodyBytes}: a larger body is not buffered but answered {@link
+     * InboxResult.Outcome#TOO_LARGE} (413). The stream is not closed.
+     *
+     * @throws java.io.UncheckedIOException when reading the body fails
+     */
+    public InboxResult receive(
+            Function<String, @Nullable String> header, java.io.InputStream body, InboxHandler handler) {
+        Objects.requireNonNull(body, "body may not be null");
+        byte[] bytes;
+        try {
+            bytes = body.readNBytes(maxBodyBytes + 1);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("Reading the webhook body failed", e);
+        }
+        if (bytes.length > maxBodyBytes) {
+            return tooLarge(header.apply(WebhookVerifier.ID_HEADER), -1);
+        }
+        return receive(header, bytes, handler);
+    }
+
+    /** The largest body accepted, in bytes. */
+    public int maxBodyBytes() {
+        return maxBodyBytes;
+    }
+
+    private InboxResult tooLarge(@Nullable String claimedId, long size) {
+        String reason = "TOO_LARGE: the body is " + (size < 0 ? "over " + maxBodyBytes : size + " bytes, over")
+                + (size < 0 ? " bytes" : " the limit of " + maxBodyBytes + " bytes");
+        rejections.rejected(reason);
+        return new InboxResult(InboxResult.Outcome.TOO_LARGE, claimedId, reason);
+    }
+
     /** {@link #receive(Function, byte[], InboxHandler)} with the headers as a map (names case-insensitive). */
     public InboxResult receive(Map<String, String> headers, byte[] rawBody, InboxHandler handler) {
         Objects.requireNonNull(headers, "headers may not be null");
@@ -143,8 +189,21 @@ public final class WebhookInbox {
                 handler);
     }
 
-    /** Deletes records older than {@code age}; keep them longer than the sender retries (days). Returns how many. */
+    /**
+     * Deletes records older than {@code age}; keep them longer than the sender retries (days). Returns
+     * how many.
+     *
+     * @throws IllegalArgumentException when {@code age} is shorter than the verifier's timestamp
+     *     tolerance: a record purged sooner lets a captured request, still within the tolerance, be
+     *     applied again (a replay)
+     */
     public int purgeOlderThan(Duration age) {
+        Objects.requireNonNull(age, "age may not be null");
+        if (age.compareTo(verifier.tolerance()) < 0) {
+            throw new IllegalArgumentException("purgeOlderThan(" + age + ") is shorter than the timestamp tolerance ("
+                    + verifier.tolerance() + "): a replay of a purged webhook within the tolerance would be"
+                    + " applied again. Keep records longer than the sender retries (days)");
+        }
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
             try (PreparedStatement ps = c.prepareStatement(
@@ -199,6 +258,8 @@ public final class WebhookInbox {
         private Duration tolerance = WebhookVerifier.DEFAULT_TOLERANCE;
         private @Nullable PlatformTransactionManager transactionManager;
         private String table = DEFAULT_TABLE;
+        private int maxBodyBytes = DEFAULT_MAX_BODY_BYTES;
+        private Duration rejectionSummaryInterval = Duration.ofMinutes(1);
 
         private Builder(DataSource dataSource) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource may not be null");
@@ -241,6 +302,29 @@ public final class WebhookInbox {
         /** The inbox table, a plain identifier (optionally schema-qualified). Default {@value #DEFAULT_TABLE}. */
         public Builder table(String table) {
             this.table = requireIdentifier(table);
+            return this;
+        }
+
+        /**
+         * The largest body accepted, in bytes; a larger one is answered 413 without being verified.
+         * Default {@value WebhookInbox#DEFAULT_MAX_BODY_BYTES} (four times the sender's default payload limit).
+         */
+        public Builder maxBodyBytes(int maxBodyBytes) {
+            if (maxBodyBytes <= 0 || maxBodyBytes == Integer.MAX_VALUE) {
+                throw new IllegalArgumentException(
+                        "maxBodyBytes must be positive and below " + Integer.MAX_VALUE + ", got " + maxBodyBytes);
+            }
+            this.maxBodyBytes = maxBodyBytes;
+            return this;
+        }
+
+        /** How often at most a WARN summary of rejected webhooks is logged (each one is logged at DEBUG). */
+        public Builder rejectionSummaryInterval(Duration interval) {
+            Objects.requireNonNull(interval, "interval may not be null");
+            if (interval.isNegative()) {
+                throw new IllegalArgumentException("rejectionSummaryInterval may not be negative, got " + interval);
+            }
+            this.rejectionSummaryInterval = interval;
             return this;
         }
 

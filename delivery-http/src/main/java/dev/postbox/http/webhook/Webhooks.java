@@ -5,6 +5,7 @@ import dev.postbox.JobRequest;
 import dev.postbox.JsonCodec;
 import dev.postbox.Outbox;
 import dev.postbox.http.SsrfGuard;
+import dev.postbox.http.internal.HeaderRules;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.util.Map;
@@ -104,9 +105,16 @@ public final class Webhooks {
         guard.validateUrl(target.url());
         if (idempotencyKey != null) {
             if (idempotencyKey.isBlank() || idempotencyKey.indexOf('.') >= 0 || idempotencyKey.length() > 200) {
-                throw new IllegalArgumentException("idempotencyKey '" + idempotencyKey + "' is invalid: use 1 to 200"
-                        + " characters without '.', which delimits the signed content of Standard Webhooks");
+                throw new IllegalArgumentException("idempotencyKey of " + idempotencyKey.length() + " characters is"
+                        + " invalid: use 1 to 200 characters without '.', which delimits the signed content of"
+                        + " Standard Webhooks");
             }
+            // Sent as webhook-id on every attempt: a value no header can carry would fail each one.
+            HeaderRules.checkValue("idempotencyKey for endpoint '" + endpoint + "'", "webhook-id", idempotencyKey);
+        }
+        String traceparent = headers.get("traceparent");
+        if (traceparent != null) {
+            HeaderRules.checkValue("job headers for endpoint '" + endpoint + "'", "traceparent", traceparent);
         }
         String json = json(payload, "endpoint '" + endpoint + "'");
         JobRequest.Builder b = JobRequest.builder(WebhookDeliveryHandler.KIND)
@@ -123,6 +131,8 @@ public final class Webhooks {
         if (eventType == null || eventType.isBlank() || eventType.length() > 200) {
             throw new IllegalArgumentException("eventType must be 1 to 200 characters, e.g. 'invoice.paid'");
         }
+        // Sent as webhook-event-type with every copy.
+        HeaderRules.checkValue("eventType", WebhookDeliveryHandler.EVENT_TYPE_HTTP_HEADER, eventType);
         String json = json(payload, "event '" + eventType + "'");
         return JobRequest.builder(FanOutHandler.KIND)
                 .queue(settings.queue())

@@ -74,8 +74,20 @@ public class PostboxHttpMetrics implements WebhookListener, SmartLifecycle {
      */
     public static final String ENDPOINT_DISABLE_EVENTS = "postbox.http.endpoint.disable.events";
 
-    /** Counter of delivery jobs created by fan-out; tag {@code event} (the event type). */
+    /**
+     * Counter of delivery jobs created by fan-out; tag {@code event} (the event type: the first {@value
+     * #MAX_EVENT_TAGS} distinct types seen by this instance, then {@value #OTHER_EVENTS}).
+     */
     public static final String FANOUT_DELIVERIES = "postbox.http.fanout.deliveries";
+
+    /**
+     * Most distinct {@code event} tag values per instance. Event types are chosen by the application
+     * (and may come from its callers): without a bound, each new type would be a new time series.
+     */
+    public static final int MAX_EVENT_TAGS = 100;
+
+    /** The {@code event} tag of event types beyond {@link #MAX_EVENT_TAGS}. */
+    public static final String OTHER_EVENTS = "other";
 
     private static final Logger log = LoggerFactory.getLogger(PostboxHttpMetrics.class);
 
@@ -87,6 +99,8 @@ public class PostboxHttpMetrics implements WebhookListener, SmartLifecycle {
     private final Map<String, AtomicReference<Double>> factors = new ConcurrentHashMap<>();
     private final Map<String, Gauge> factorGauges = new ConcurrentHashMap<>();
     private final Poller poller;
+    private final Set<String> eventTags = ConcurrentHashMap.newKeySet();
+    private volatile boolean eventTagsFull;
     private volatile boolean failing;
 
     /**
@@ -185,9 +199,32 @@ public class PostboxHttpMetrics implements WebhookListener, SmartLifecycle {
     public void fannedOut(String eventType, long eventJobId, int created) {
         Counter.builder(FANOUT_DELIVERIES)
                 .description("Delivery jobs created by fan-out of published events")
-                .tag("event", eventType)
+                .tag("event", eventTag(eventType))
                 .register(registry)
                 .increment(created);
+    }
+
+    /** The event type as a tag value, or {@value #OTHER_EVENTS} once {@value #MAX_EVENT_TAGS} types are tagged. */
+    String eventTag(String eventType) {
+        if (eventTags.contains(eventType)) {
+            return eventType;
+        }
+        synchronized (eventTags) {
+            if (eventTags.size() < MAX_EVENT_TAGS) {
+                eventTags.add(eventType);
+                return eventType;
+            }
+        }
+        if (!eventTagsFull) {
+            eventTagsFull = true;
+            log.warn(
+                    "More than {} distinct event types published: {} counts further types under event=\"{}\" to"
+                            + " bound the metric's cardinality",
+                    MAX_EVENT_TAGS,
+                    FANOUT_DELIVERIES,
+                    OTHER_EVENTS);
+        }
+        return OTHER_EVENTS;
     }
 
     private AtomicInteger state(String endpoint) {

@@ -54,6 +54,7 @@ public final class PostboxInboxAutoConfiguration {
                 dataSource.getObject(), managing(dataSource.getObject(), transactionManager.getIfUnique())));
         WebhookInbox.Builder b = WebhookInbox.builder(database.dataSource())
                 .tolerance(properties.getTolerance())
+                .maxBodyBytes(properties.getMaxBodyBytes())
                 .table(properties.getTable());
         for (int i = 0; i < properties.getSecrets().size(); i++) {
             try {

@@ -24,6 +24,17 @@ public class PostboxInboxProperties {
     /** The table of received webhook-ids (created by Postbox's migration V3). */
     private String table = "postbox_inbox";
 
+    /** The largest webhook body accepted, in bytes; a larger one is answered 413 without being verified. */
+    private int maxBodyBytes = 1024 * 1024;
+
+    public int getMaxBodyBytes() {
+        return maxBodyBytes;
+    }
+
+    public void setMaxBodyBytes(int maxBodyBytes) {
+        this.maxBodyBytes = maxBodyBytes;
+    }
+
     public List<String> getSecrets() {
         return secrets;
     }

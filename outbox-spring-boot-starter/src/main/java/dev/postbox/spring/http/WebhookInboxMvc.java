@@ -4,7 +4,6 @@ import dev.postbox.http.webhook.InboxHandler;
 import dev.postbox.http.webhook.InboxResult;
 import dev.postbox.http.webhook.WebhookInbox;
 import jakarta.servlet.http.HttpServletRequest;
-import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 
@@ -36,15 +35,32 @@ public class WebhookInboxMvc {
         return toResponse(result(request, rawBody, handler));
     }
 
+    /**
+     * The inbox's result for the request, reading the body from the request itself, at most the
+     * inbox's {@code maxBodyBytes} (a larger one is answered 413 without being buffered). Prefer this
+     * to a {@code @RequestBody byte[]} parameter, which Spring buffers whole, however large.
+     */
+    public ResponseEntity<String> receive(HttpServletRequest request, InboxHandler handler) throws java.io.IOException {
+        long declared = request.getContentLengthLong();
+        if (declared > inbox.maxBodyBytes()) {
+            return toResponse(new InboxResult(
+                    InboxResult.Outcome.TOO_LARGE,
+                    request.getHeader("webhook-id"),
+                    "TOO_LARGE: the body is " + declared + " bytes, over the limit of " + inbox.maxBodyBytes()
+                            + " bytes"));
+        }
+        return toResponse(inbox.receive(request::getHeader, request.getInputStream(), handler));
+    }
+
     /** The inbox's result for the request, for callers that build their own response. */
     public InboxResult result(HttpServletRequest request, byte[] rawBody, InboxHandler handler) {
         return inbox.receive(request::getHeader, rawBody, handler);
     }
 
-    /** 204, 200, or 401 with the reason as text. */
+    /** 204, 200, or 401 (413 when too large) with the reason as text. */
     public static ResponseEntity<String> toResponse(InboxResult result) {
-        if (result.outcome() == InboxResult.Outcome.REJECTED) {
-            return ResponseEntity.status(HttpStatus.UNAUTHORIZED)
+        if (result.outcome() == InboxResult.Outcome.REJECTED || result.outcome() == InboxResult.Outcome.TOO_LARGE) {
+            return ResponseEntity.status(result.httpStatus())
                     .contentType(MediaType.TEXT_PLAIN)
                     .body(result.reason());
         }

@@ -379,13 +379,18 @@ class PostboxHttpAutoConfigurationTest {
 
     @Test
     void inboxWithSecretsButNoMvcHelperOutsideWebApplications() {
-        runner().withPropertyValues("postbox.inbox.secrets=" + SECRET + "," + OLD_SECRET, "postbox.inbox.tolerance=1m")
+        runner().withPropertyValues(
+                        "postbox.inbox.secrets=" + SECRET + "," + OLD_SECRET,
+                        "postbox.inbox.tolerance=1m",
+                        "postbox.inbox.max-body-bytes=4096")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(context).hasSingleBean(WebhookInbox.class);
                     assertThat(context).doesNotHaveBean(WebhookInboxMvc.class);
                     assertThat(context.getBean(PostboxInboxProperties.class).getTolerance())
                             .isEqualTo(Duration.ofMinutes(1));
+                    assertThat(context.getBean(WebhookInbox.class).maxBodyBytes())
+                            .isEqualTo(4096);
                 });
     }
 

@@ -1,0 +1,56 @@
+package dev.postbox.spring.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.postbox.http.WebhookSecret;
+import dev.postbox.http.webhook.WebhookInbox;
+import dev.postbox.testing.TestDatabase;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.http.ResponseEntity;
+import org.springframework.mock.web.MockHttpServletRequest;
+
+/** Issue 12 item 8 through the MVC glue: a body over the cap is a 413 unread; a 401 names no clock or secret count. */
+class WebhookInboxMvcTest {
+
+    private final DataSource dataSource = TestDatabase.create();
+
+    @AfterEach
+    void dropDatabase() {
+        TestDatabase.drop(dataSource);
+    }
+
+    @Test
+    void oversizedBodiesAre413AndRejectionsRevealNothing() throws Exception {
+        WebhookInboxMvc mvc = new WebhookInboxMvc(WebhookInbox.builder(dataSource)
+                .secret(WebhookSecret.generate())
+                .secret(WebhookSecret.generate())
+                .maxBodyBytes(64)
+                .build());
+        AtomicInteger applied = new AtomicInteger();
+        long now = Instant.now().getEpochSecond();
+
+        MockHttpServletRequest big = new MockHttpServletRequest("POST", "/hooks");
+        big.setContent(new byte[1000]);
+        big.addHeader("webhook-id", "m1");
+        ResponseEntity<String> tooLarge = mvc.receive(big, m -> applied.incrementAndGet());
+        assertThat(tooLarge.getStatusCode().value()).isEqualTo(413);
+        assertThat(tooLarge.getBody()).startsWith("TOO_LARGE");
+
+        MockHttpServletRequest forged = new MockHttpServletRequest("POST", "/hooks");
+        forged.setContent("{}".getBytes());
+        forged.addHeader("webhook-id", "m2");
+        forged.addHeader("webhook-timestamp", Long.toString(now - 3600));
+        forged.addHeader("webhook-signature", "v1,AAAA");
+        ResponseEntity<String> rejected = mvc.receive(forged, m -> applied.incrementAndGet());
+        assertThat(rejected.getStatusCode().value()).isEqualTo(401);
+        assertThat(rejected.getBody())
+                .startsWith("TIMESTAMP_TOO_OLD")
+                .doesNotContain(Instant.now().toString().substring(0, 10))
+                .doesNotContain("2 secret");
+        assertThat(applied).hasValue(0);
+    }
+}
