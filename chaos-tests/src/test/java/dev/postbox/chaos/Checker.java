@@ -227,6 +227,17 @@ final class Checker {
                         "SELECT count(*) FROM (" + poison + ") p WHERE dead_id IS NULL OR starts < "
                                 + WorkerMain.POISON_BUDGET));
         r.put("poisonStartsMax", one(s, "SELECT coalesce(max(starts), 0) FROM (" + poison + ") p"));
+        // What happened to the first violating jobs, from the engine's attempt log beside the observed starts.
+        r.put(
+                "poisonViolationAttempts",
+                texts(
+                        s,
+                        "SELECT 'job ' || dead_id || ' (' || starts || ' starts)', (SELECT string_agg(a.attempt || ':'"
+                                + " || a.outcome || '@' || coalesce(a.worker, '-') || coalesce(' started ' ||"
+                                + " to_char(a.started_at, 'HH24:MI:SS.MS'), '') || ' ' || left(coalesce(a.error, ''), 40),"
+                                + " ' | ' ORDER BY a.finished_at) FROM outbox_attempt a WHERE a.job_id = p.dead_id)"
+                                + " FROM (" + poison + ") p WHERE dead_id IS NOT NULL AND starts < "
+                                + WorkerMain.POISON_BUDGET + " ORDER BY dead_id LIMIT 5"));
     }
 
     /**
@@ -286,6 +297,16 @@ final class Checker {
         try (ResultSet rs = s.executeQuery(sql)) {
             while (rs.next()) {
                 m.put(rs.getString(1), rs.getLong(2));
+            }
+        }
+        return m;
+    }
+
+    private static TreeMap<String, String> texts(Statement s, String sql) throws SQLException {
+        TreeMap<String, String> m = new TreeMap<>();
+        try (ResultSet rs = s.executeQuery(sql)) {
+            while (rs.next()) {
+                m.put(rs.getString(1), String.valueOf(rs.getString(2)));
             }
         }
         return m;

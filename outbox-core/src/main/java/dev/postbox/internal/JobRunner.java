@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -160,10 +161,11 @@ public final class JobRunner {
 
     /**
      * Notes that the attempt starts now. A suspect job's start is written first (it may crash
-     * this process, as it may have crashed an earlier one): {@code false} when that failed or the
-     * lease moved on, and then the handler does not run.
+     * this process, as it may have crashed an earlier one). Returns null when the handler may run,
+     * else why not: the lease moved on ({@code LEASE_LOST}) or the mark could not be written
+     * ({@code UNRECORDED}).
      */
-    private boolean begin(ClaimedJob claimed) {
+    private @Nullable AttemptOutcome begin(ClaimedJob claimed) {
         if (claimed.suspect()) {
             try (Connection c = dataSource.getConnection()) {
                 c.setAutoCommit(true);
@@ -172,17 +174,17 @@ public final class JobRunner {
                 if (!marked) {
                     inFlight.remove(claimed);
                     listener.staleToken(claimed.id(), "start");
-                    return false;
+                    return AttemptOutcome.LEASE_LOST;
                 }
                 claimed.startMarked();
             } catch (SQLException | RuntimeException e) {
                 writeFailures.failed(e, "a job whose start could not be recorded is not run now; it runs again later");
                 inFlight.remove(claimed);
-                return false;
+                return AttemptOutcome.UNRECORDED;
             }
         }
         claimed.started(System.nanoTime());
-        return true;
+        return null;
     }
 
     private void runAndRecord(ClaimedJob claimed) {
@@ -218,10 +220,15 @@ public final class JobRunner {
 
     private void execute(ClaimedJob claimed, HandlerRegistration registration, long start) {
         Job job = claimed.job();
-        if (!begin(claimed)) {
+        // The instrumentation starts before a suspect job's start is written: whatever it costs (the
+        // first use in a new process loads its classes) must not sit between that mark and the
+        // handler, where a crash would charge an attempt whose handler never ran.
+        PostboxInstrumentation.Attempt observed = instrumentation.started(job);
+        AttemptOutcome notBegun = begin(claimed);
+        if (notBegun != null) {
+            instrumentation.ended(observed, job, notBegun, null);
             return;
         }
-        PostboxInstrumentation.Attempt observed = instrumentation.started(job);
         AttemptOutcome outcome = AttemptOutcome.UNRECORDED;
         Throwable error = null;
         try {
