@@ -136,6 +136,7 @@ class TracingEndToEndTest {
                         "postbox.worker.poll-interval=100ms",
                         "postbox.worker.shutdown-grace=2s",
                         "postbox.http.allow-list=127.0.0.1/32",
+                        "postbox.http.secrets.keys.test=MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
                         "postbox.http.endpoints.receiver.url=http://127.0.0.1:"
                                 + receiver.getAddress().getPort() + "/hooks",
                         "postbox.http.endpoints.receiver.secrets="
