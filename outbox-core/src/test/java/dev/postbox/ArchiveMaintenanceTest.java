@@ -1,6 +1,7 @@
 package dev.postbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -52,7 +53,12 @@ class ArchiveMaintenanceTest extends DatabaseTest {
                     throw new IllegalStateException(e);
                 }
             });
-            Thread.sleep(100); // the DDL is now waiting for its lock
+            // The DDL is waiting for its lock behind the reader.
+            await().atMost(Duration.ofSeconds(5))
+                    .pollInterval(Duration.ofMillis(20))
+                    .until(() -> count("SELECT count(*) FROM pg_locks WHERE NOT granted"
+                                    + " AND relation = 'outbox_job_archive'::regclass")
+                            > 0);
             CompletableFuture<Integer> completion = CompletableFuture.supplyAsync(postbox::runDueJobs);
             assertThat(completion.get(3, TimeUnit.SECONDS)).isOne();
             assertThat(count("SELECT count(*) FROM outbox_job_archive WHERE id = ? AND state = 'done'", id))

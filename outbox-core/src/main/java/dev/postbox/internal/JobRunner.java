@@ -60,27 +60,6 @@ public final class JobRunner {
             CompletionBatcher completions,
             InFlight inFlight,
             PostboxListener listener,
-            PostboxConfig config) {
-        this(
-                handlers,
-                dataSource,
-                transactions,
-                store,
-                completions,
-                inFlight,
-                listener,
-                PostboxInstrumentation.NO_OP,
-                config);
-    }
-
-    JobRunner(
-            Map<String, HandlerRegistration> handlers,
-            DataSource dataSource,
-            TransactionTemplate transactions,
-            JobStore store,
-            CompletionBatcher completions,
-            InFlight inFlight,
-            PostboxListener listener,
             PostboxInstrumentation instrumentation,
             PostboxConfig config) {
         this.handlers = handlers;

@@ -88,6 +88,7 @@ class LocalLeaseTest {
                 completions,
                 inFlight,
                 listener,
+                dev.postbox.PostboxInstrumentation.NO_OP,
                 config);
     }
 
