@@ -95,6 +95,7 @@ public final class ChaosResult {
                 "poisonViolations",
                 "unexpectedDeadLetters",
                 "attemptsChargedWithoutStart",
+                "chargesUnexplained",
                 "cronMisfires",
                 "notTerminal",
                 "workerKills",

@@ -174,7 +174,7 @@ public final class ChaosRun {
                 List<Incarnation> incarnations = fleet.incarnations();
                 WorkerLogs logs = WorkerLogs.read(logDir);
                 Checker checker = new Checker(ds, cron);
-                ChaosResult result = checker.check(logs);
+                ChaosResult result = checker.check(logs, incarnations);
                 result.put("rateLimitViolationWindows", timeline.before(checker.rateLimitViolationWindows(), 5));
                 FencedZombies.Count zombies = FencedZombies.count(incarnations, logs, ds);
                 result.put("seed", config.seed());

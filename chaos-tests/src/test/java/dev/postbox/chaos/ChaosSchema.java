@@ -48,6 +48,13 @@ final class ChaosSchema {
                     + " worker text NOT NULL, applied_at timestamptz NOT NULL DEFAULT clock_timestamp())");
             // Handler starts per job id, loaded from the workers' START markers when the run is checked.
             s.execute("CREATE TABLE chaos_start (job_id bigint PRIMARY KEY, starts int NOT NULL)");
+            // The same per worker incarnation, and when the fleet killed, saw exit or SIGSTOPped each
+            // incarnation (the harness's own clock): an attempt charged in an incarnation that printed no
+            // start for it is explained only by that incarnation's death or stop right after its start.
+            s.execute("CREATE TABLE chaos_worker_start (worker text NOT NULL, job_id bigint NOT NULL,"
+                    + " starts int NOT NULL, PRIMARY KEY (job_id, worker))");
+            s.execute(
+                    "CREATE TABLE chaos_worker_fault (worker text NOT NULL, at_ms bigint NOT NULL, what text NOT NULL)");
         }
     }
 }

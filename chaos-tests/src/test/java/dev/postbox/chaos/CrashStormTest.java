@@ -42,6 +42,9 @@ class CrashStormTest {
         assertThat(r.count("unexpectedDeadLetters"))
                 .as("dead letters of healthy jobs, seed " + config.seed())
                 .isPositive();
+        assertThat(r.count("chargesUnexplained"))
+                .as("attempts charged without a start that no worker death explains, seed " + config.seed())
+                .isPositive();
         assertThat(r.values().get("verdict")).isEqualTo("invalid");
     }
 }

@@ -36,6 +36,7 @@ public final class Incarnation {
     private long readyNanos = -1;
     private End end = End.RUNNING;
     private int exitStatus = -1;
+    private long endedAtMillis;
 
     Incarnation(String workerId, WorkerSlot slot, int number, Path logFile) {
         this.workerId = workerId;
@@ -82,6 +83,11 @@ public final class Incarnation {
         return exitStatus;
     }
 
+    /** Wall-clock milliseconds when the fleet saw (or caused) the end, or 0 while running. */
+    public synchronized long endedAtMillis() {
+        return endedAtMillis;
+    }
+
     public synchronized List<Stop> stops() {
         return List.copyOf(stops);
     }
@@ -101,6 +107,7 @@ public final class Incarnation {
         }
         end = how;
         exitStatus = status;
+        endedAtMillis = System.currentTimeMillis();
         return true;
     }
 

@@ -27,7 +27,9 @@ public final class WorkerLogs {
     public record Rollback(long jobId, long tx, long seq, long atMillis) {}
 
     private long[] startedJobs = new long[1 << 16];
+    private int[] startedBy = new int[1 << 16];
     private int starts;
+    private final List<String> workers = new ArrayList<>();
     private long staleTokens;
     private final Map<String, Long> crashPoints = new TreeMap<>();
     private final List<Long> startMillis = new ArrayList<>();
@@ -43,6 +45,7 @@ public final class WorkerLogs {
         }
         for (Path file : files) {
             String worker = file.getFileName().toString().replaceFirst("\\.log$", "");
+            logs.workers.add(worker);
             try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.ISO_8859_1)) {
                 for (String line = in.readLine(); line != null; line = in.readLine()) {
                     logs.parse(worker, line);
@@ -56,7 +59,7 @@ public final class WorkerLogs {
     private void parse(String worker, String line) {
         if (line.startsWith("START ")) {
             int end = line.indexOf(' ', 6);
-            addStart(Long.parseLong(end < 0 ? line.substring(6) : line.substring(6, end)));
+            addStart(Long.parseLong(end < 0 ? line.substring(6) : line.substring(6, end)), workers.size() - 1);
         } else if (line.startsWith("ROLLBACK ")) {
             String[] f = line.split(" ");
             rollbacks
@@ -73,10 +76,12 @@ public final class WorkerLogs {
         }
     }
 
-    private void addStart(long jobId) {
+    private void addStart(long jobId, int worker) {
         if (starts == startedJobs.length) {
             startedJobs = Arrays.copyOf(startedJobs, starts * 2);
+            startedBy = Arrays.copyOf(startedBy, starts * 2);
         }
+        startedBy[starts] = worker;
         startedJobs[starts++] = jobId;
     }
 
@@ -100,6 +105,15 @@ public final class WorkerLogs {
             }
             out.add(new long[] {ids[i], j - i});
             i = j;
+        }
+        return out;
+    }
+
+    /** Handler starts per worker incarnation and job: {@code (worker, jobId) -> starts}. */
+    public Map<String, Map<Long, Integer>> startsPerWorkerAndJob() {
+        Map<String, Map<Long, Integer>> out = new HashMap<>();
+        for (int i = 0; i < starts; i++) {
+            out.computeIfAbsent(workers.get(startedBy[i]), w -> new HashMap<>()).merge(startedJobs[i], 1, Integer::sum);
         }
         return out;
     }

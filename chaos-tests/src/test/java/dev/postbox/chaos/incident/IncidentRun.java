@@ -152,14 +152,15 @@ final class IncidentRun {
                     + " first_at timestamptz NOT NULL DEFAULT clock_timestamp(), last_at timestamptz)");
             // Observation only: every running -> retry transition after a handler failure (not a
             // rescued lease) with the run_at it was given (the jittered due time of the retry, which
-            // the archive does not keep).
+            // the archive does not keep). A refunded lease (its attempt never started: attempts - 1,
+            // run_at and last_error kept) is not a failure: counted, it doubled a retry in its bucket.
             s.execute("CREATE TABLE incident_retry (job_id bigint NOT NULL, kind text NOT NULL,"
                     + " attempts int NOT NULL, failed_at timestamptz NOT NULL, run_at timestamptz NOT NULL)");
             s.execute("CREATE FUNCTION incident_retry_log() RETURNS trigger LANGUAGE plpgsql AS $$"
                     + " BEGIN INSERT INTO incident_retry VALUES (NEW.id, NEW.kind, NEW.attempts,"
                     + " clock_timestamp(), NEW.run_at); RETURN NULL; END; $$");
             s.execute("CREATE TRIGGER incident_retry_log AFTER UPDATE OF state ON outbox_job FOR EACH ROW"
-                    + " WHEN (OLD.state = 'running' AND NEW.state = 'retry'"
+                    + " WHEN (OLD.state = 'running' AND NEW.state = 'retry' AND NEW.attempts = OLD.attempts"
                     + "   AND NEW.last_error NOT LIKE 'lease expired%') EXECUTE FUNCTION incident_retry_log()");
         }
     }

@@ -80,7 +80,9 @@ class PoisonPillIncidentTest {
                 .isBetween(0L, config.sloRecoveryLimit().toMillis());
 
         // Full jitter: the flaky jobs failed within moments of each other, their retries are spread.
-        assertThat(r.count("flakyRetriesMeasured")).as(seed).isGreaterThanOrEqualTo(config.flakyJobs() * 8L / 10);
+        // one measured retry per flaky job at most: a refunded lease is not a second failure
+        assertThat(r.count("flakyRetriesMeasured")).as(seed).isBetween(config.flakyJobs() * 8L / 10, (long)
+                config.flakyJobs());
         assertThat((Double) r.values().get("flakyRetryDueMaxBucketShare"))
                 .as("largest share of flaky retries due in one 100 ms bucket, " + seed)
                 .isLessThanOrEqualTo(0.05);
