@@ -22,6 +22,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.TransactionSystemException;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -216,7 +217,12 @@ final class Producer {
                     callbackDone[0] = true;
                 });
                 committed = !rollback;
-            } catch (RuntimeException e) {
+            } catch (RuntimeException thrown) {
+                // A rollback that failed on a dead connection hides what went wrong first: judge that.
+                RuntimeException e = thrown instanceof TransactionSystemException tse
+                                && tse.getApplicationException() instanceof RuntimeException first
+                        ? first
+                        : thrown;
                 if (connectionError(e) && !callbackDone[0] && attempt < 60) {
                     // failed before the commit (the server restarting): nothing committed, run it again
                     retries++;
@@ -224,9 +230,11 @@ final class Producer {
                     continue;
                 } else if (connectionError(e) && callbackDone[0] && !rollback) {
                     committed = null; // the commit failed: settled below from the chaos_order row
+                } else if (connectionError(e) && callbackDone[0]) {
+                    committed = false; // a deliberate rollback on a dying connection: no COMMIT was sent
                 } else {
                     failures++;
-                    log.error("business transaction {} failed (a producer failure fails the run)", tx, e);
+                    log.error("business transaction {} failed (a producer failure fails the run)", tx, thrown);
                     committed = false;
                 }
             }

@@ -14,7 +14,7 @@ public final class RedactedUrl {
     /** What a query is replaced by. */
     public static final String HIDDEN_QUERY = "?[redacted]";
 
-    private static final Pattern USER_INFO = Pattern.compile("^([A-Za-z][A-Za-z0-9+.-]*:/*)[^/?#]*@");
+    private static final Pattern USER_INFO = Pattern.compile("^((?:[A-Za-z][A-Za-z0-9+.-]*:)?/*)[^/?#]*@");
 
     private static final int MAX_LENGTH = 200;
 
