@@ -28,6 +28,7 @@ public final class Bench {
             "peer",
             "steady-state",
             Knee.NAME,
+            ScaleOut.NAME,
             "enqueue-overhead",
             "concurrent-enqueue",
             "http",
@@ -91,6 +92,8 @@ public final class Bench {
                 case "peer" -> List.of(Peer.run(env, sizes.burnJobs(), 20));
                 case "steady-state" -> SteadyState.run(env, sizes.steadyRates(), sizes.steadySeconds());
                 case Knee.NAME -> List.of(Knee.run(env, Knee.Settings.fromSystemProperties()));
+                case ScaleOut.NAME ->
+                    List.of(ScaleOut.run(env, ScaleOut.Settings.fromSystemProperties(sizes.burnJobs())));
                 case "enqueue-overhead" -> List.of(EnqueueOverhead.run(env, sizes.overheadTransactions()));
                 case ConcurrentEnqueue.NAME ->
                     List.of(ConcurrentEnqueue.run(env, ConcurrentEnqueue.Settings.fromSystemProperties()));
