@@ -29,6 +29,7 @@ public final class Bench {
             "steady-state",
             Knee.NAME,
             ScaleOut.NAME,
+            Cost.NAME,
             "enqueue-overhead",
             "concurrent-enqueue",
             "http",
@@ -94,6 +95,8 @@ public final class Bench {
                 case Knee.NAME -> List.of(Knee.run(env, Knee.Settings.fromSystemProperties()));
                 case ScaleOut.NAME ->
                     List.of(ScaleOut.run(env, ScaleOut.Settings.fromSystemProperties(sizes.burnJobs())));
+                case Cost.NAME ->
+                    List.of(Cost.run(env, Cost.Settings.fromSystemProperties(sizes.burnJobs(), sizes.floorBatch())));
                 case "enqueue-overhead" -> List.of(EnqueueOverhead.run(env, sizes.overheadTransactions()));
                 case ConcurrentEnqueue.NAME ->
                     List.of(ConcurrentEnqueue.run(env, ConcurrentEnqueue.Settings.fromSystemProperties()));
