@@ -30,6 +30,7 @@ public final class Bench {
             Knee.NAME,
             ScaleOut.NAME,
             Cost.NAME,
+            BacklogDepth.NAME,
             "enqueue-overhead",
             "concurrent-enqueue",
             "http",
@@ -95,6 +96,7 @@ public final class Bench {
                 case Knee.NAME -> List.of(Knee.run(env, Knee.Settings.fromSystemProperties()));
                 case ScaleOut.NAME ->
                     List.of(ScaleOut.run(env, ScaleOut.Settings.fromSystemProperties(sizes.burnJobs())));
+                case BacklogDepth.NAME -> List.of(BacklogDepth.run(env, BacklogDepth.Settings.fromSystemProperties()));
                 case Cost.NAME ->
                     List.of(Cost.run(env, Cost.Settings.fromSystemProperties(sizes.burnJobs(), sizes.floorBatch())));
                 case "enqueue-overhead" -> List.of(EnqueueOverhead.run(env, sizes.overheadTransactions()));
