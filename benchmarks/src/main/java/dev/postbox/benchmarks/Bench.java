@@ -34,6 +34,7 @@ public final class Bench {
             "enqueue-overhead",
             "concurrent-enqueue",
             "http",
+            HttpFloor.NAME,
             "history-growth",
             "memory",
             "console");
@@ -103,6 +104,7 @@ public final class Bench {
                 case ConcurrentEnqueue.NAME ->
                     List.of(ConcurrentEnqueue.run(env, ConcurrentEnqueue.Settings.fromSystemProperties()));
                 case "http" -> List.of(Http.run(env, sizes.httpJobs()));
+                case HttpFloor.NAME -> List.of(HttpFloor.run(env, sizes.httpJobs()));
                 case "history-growth" -> List.of(HistoryGrowth.run(env, sizes.historySizes()));
                 case "memory" -> List.of(Memory.run(env, sizes.memoryJobs(), sizes.memoryHeap()));
                 case "console" -> List.of(Console.run(env, Console.Volumes.fromSystemProperties()));
