@@ -47,7 +47,6 @@ final class HttpFloor {
             } else {
                 ratio = Env.round(deliveries / postbox.seconds() / floorRate, 3);
             }
-            r.put("floorJobsPerSecond", null);
             r.put("httpFloorPerSecond", Env.round(floorRate, 1));
             r.put("httpFloorSeconds", Env.round(floor.seconds(), 3));
             r.put("httpFloorNon2xx", floor.failed());
