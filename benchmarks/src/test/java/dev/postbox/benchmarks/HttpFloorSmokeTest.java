@@ -7,7 +7,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** 300 signed requests from the bare client and 300 deliveries from Postbox to a receiver JVM. */
+/** 300 signed requests from the bare client, 300 deliveries from Postbox, 300 bare again, to a receiver JVM. */
 class HttpFloorSmokeTest {
 
     @TempDir
@@ -20,10 +20,12 @@ class HttpFloorSmokeTest {
         Map<String, Object> r = HttpFloor.run(env, 300);
 
         assertThat(r.get("completed")).isEqualTo(true);
-        assertThat(r.get("received")).isEqualTo(600); // both halves reached the other JVM
-        assertThat(r.get("signaturesVerified")).isEqualTo(6); // every 100th, bare and Postbox alike
+        assertThat(r.get("received")).isEqualTo(900); // all three passes reached the other JVM
+        assertThat(r.get("signaturesVerified")).isEqualTo(9); // every 100th, bare and Postbox alike
         assertThat(r.get("signatureFailures")).isEqualTo(0);
         assertThat(((Number) r.get("httpFloorPerSecond")).doubleValue()).isPositive();
+        assertThat(((Number) r.get("httpFloorPerSecondBefore")).doubleValue()).isPositive();
+        assertThat(((Number) r.get("httpFloorPerSecondAfter")).doubleValue()).isPositive();
         assertThat(((Number) r.get("ratioToHttpFloor")).doubleValue()).isPositive();
     }
 }
