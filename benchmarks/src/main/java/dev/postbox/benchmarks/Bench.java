@@ -19,14 +19,22 @@ public final class Bench {
 
     private static final Logger log = LoggerFactory.getLogger(Bench.class);
 
+    /** Every scenario, each after waiting for a quiet machine: the lead's measuring run. */
+    static final String ALL_QUIET = "all-quiet";
+
     static final List<String> ALL = List.of(
             "burn-down",
             "floor",
             "peer",
             "steady-state",
+            Knee.NAME,
+            ScaleOut.NAME,
+            Cost.NAME,
+            BacklogDepth.NAME,
             "enqueue-overhead",
             "concurrent-enqueue",
             "http",
+            HttpFloor.NAME,
             "history-growth",
             "memory",
             "console");
@@ -34,32 +42,42 @@ public final class Bench {
     private Bench() {}
 
     public static void main(String[] args) throws Exception {
-        if (args.length > 0 && args[0].equals(MemoryChild.NAME)) {
-            MemoryChild.main(args);
-            return;
-        }
         List<String> scenarios = new ArrayList<>();
+        boolean quiet = false;
         for (String arg : args) {
             if (arg.equals("all")) {
                 scenarios.addAll(ALL);
+            } else if (arg.equals(ALL_QUIET)) {
+                scenarios.addAll(ALL);
+                quiet = true;
             } else if (ALL.contains(arg)) {
                 scenarios.add(arg);
             } else {
-                System.err.println("Unknown scenario '" + arg + "'. Scenarios: all " + String.join(" ", ALL));
+                System.err.println(
+                        "Unknown scenario '" + arg + "'. Scenarios: all " + ALL_QUIET + " " + String.join(" ", ALL));
                 System.exit(2);
             }
         }
         if (scenarios.isEmpty()) {
-            System.err.println("Usage: java -jar postbox-benchmarks.jar all | " + String.join(" | ", ALL));
+            System.err.println(
+                    "Usage: java -jar postbox-benchmarks.jar all | " + ALL_QUIET + " | " + String.join(" | ", ALL));
             System.exit(2);
         }
         Env env = Env.create(Results.defaultDirectory());
-        run(env, Sizes.fromSystemProperties(), scenarios);
+        run(env, Sizes.fromSystemProperties(), scenarios, quiet);
         System.exit(0); // db-scheduler and Hikari leave non-daemon threads behind
     }
 
-    /** Runs the scenarios in order and writes their results; returns them by file name. */
     static Map<String, Map<String, Object>> run(Env env, Sizes sizes, List<String> scenarios) throws Exception {
+        return run(env, sizes, scenarios, false);
+    }
+
+    /**
+     * Runs the scenarios in order and writes their results; returns them by file name. With {@code
+     * quiet}, waits for a quiet machine ({@link QuietMachine}) before each scenario.
+     */
+    static Map<String, Map<String, Object>> run(Env env, Sizes sizes, List<String> scenarios, boolean quiet)
+            throws Exception {
         Map<String, Map<String, Object>> out = new LinkedHashMap<>();
         // The ratios need the floor and the peer: when burn-down runs with them, it runs after them.
         List<String> ordered = new ArrayList<>(scenarios);
@@ -68,22 +86,36 @@ public final class Bench {
             ordered.add(after + 1, "burn-down");
         }
         for (String scenario : ordered) {
-            log.info("=== {} (load average {}) ===", scenario, Env.loadAverage());
+            QuietMachine.Wait wait = quiet ? QuietMachine.await() : null;
+            double loadBefore = Env.loadAverage();
+            log.info("=== {} (load average {}) ===", scenario, loadBefore);
             List<Map<String, Object>> results = switch (scenario) {
                 case "burn-down" -> List.of(BurnDown.run(env, sizes.burnJobs()));
                 case "floor" -> List.of(Floor.run(env, sizes.burnJobs(), sizes.floorBatch()));
                 case "peer" -> List.of(Peer.run(env, sizes.burnJobs(), 20));
                 case "steady-state" -> SteadyState.run(env, sizes.steadyRates(), sizes.steadySeconds());
+                case Knee.NAME -> List.of(Knee.run(env, Knee.Settings.fromSystemProperties()));
+                case ScaleOut.NAME ->
+                    List.of(ScaleOut.run(env, ScaleOut.Settings.fromSystemProperties(sizes.burnJobs())));
+                case BacklogDepth.NAME -> List.of(BacklogDepth.run(env, BacklogDepth.Settings.fromSystemProperties()));
+                case Cost.NAME ->
+                    List.of(Cost.run(env, Cost.Settings.fromSystemProperties(sizes.burnJobs(), sizes.floorBatch())));
                 case "enqueue-overhead" -> List.of(EnqueueOverhead.run(env, sizes.overheadTransactions()));
                 case ConcurrentEnqueue.NAME ->
                     List.of(ConcurrentEnqueue.run(env, ConcurrentEnqueue.Settings.fromSystemProperties()));
                 case "http" -> List.of(Http.run(env, sizes.httpJobs()));
+                case HttpFloor.NAME -> List.of(HttpFloor.run(env, sizes.httpJobs()));
                 case "history-growth" -> List.of(HistoryGrowth.run(env, sizes.historySizes()));
                 case "memory" -> List.of(Memory.run(env, sizes.memoryJobs(), sizes.memoryHeap()));
                 case "console" -> List.of(Console.run(env, Console.Volumes.fromSystemProperties()));
                 default -> throw new IllegalArgumentException(scenario);
             };
             for (Map<String, Object> result : results) {
+                result.put("loadAverageAtStart", loadBefore);
+                if (wait != null) {
+                    result.put("quietWaitSeconds", wait.waitedSeconds());
+                    result.put("quietWaitTimedOut", wait.timedOut());
+                }
                 env.write(result);
                 out.put((String) result.get("scenario"), result);
             }
@@ -124,7 +156,7 @@ public final class Bench {
                     Integer.getInteger("bench.httpJobs", 100_000));
         }
 
-        private static List<Integer> ints(String csv) {
+        static List<Integer> ints(String csv) {
             List<Integer> list = new ArrayList<>();
             for (String s : csv.split(",")) {
                 list.add(Integer.parseInt(s.trim()));

@@ -105,8 +105,8 @@ final class Console {
                 }
                 Map<String, Object> p = new LinkedHashMap<>();
                 p.put("path", page.getValue());
-                p.put("p50Ms", SteadyState.ms(micros, 50));
-                p.put("p99Ms", SteadyState.ms(micros, 99));
+                p.put("p50Ms", StartLatency.ms(micros, 50));
+                p.put("p99Ms", StartLatency.ms(micros, 99));
                 p.put("maxMs", Env.round(micros.getMaxValue() / 1000.0, 2));
                 pages.put(page.getKey(), p);
                 worstP99 = Math.max(worstP99, (Double) p.get("p99Ms"));
@@ -115,9 +115,9 @@ final class Console {
             Map<String, Object> r =
                     env.result("console", (long) v.requests() * all.size(), (System.nanoTime() - t0) / 1e9);
             r.put("jobsPerSecond", null);
-            r.put("p50Ms", SteadyState.ms(overall, 50));
-            r.put("p99Ms", SteadyState.ms(overall, 99));
-            r.put("p999Ms", SteadyState.ms(overall, 99.9));
+            r.put("p50Ms", StartLatency.ms(overall, 50));
+            r.put("p99Ms", StartLatency.ms(overall, 99));
+            r.put("p999Ms", StartLatency.ms(overall, 99.9));
             r.put("archived", v.archived());
             r.put("deadLetters", v.dead());
             r.put("live", v.live());

@@ -8,6 +8,8 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 
@@ -25,7 +27,18 @@ final class Db {
         return ds;
     }
 
+    /** A fresh database with the schema whose connections carry {@code applicationName} (see {@link CpuMeter}). */
+    static HikariDataSource create(String applicationName) {
+        HikariDataSource ds = createEmpty(applicationName);
+        new SchemaInstaller(ds).install();
+        return ds;
+    }
+
     static HikariDataSource createEmpty() {
+        return createEmpty(null);
+    }
+
+    private static HikariDataSource createEmpty(String applicationName) {
         String name = "postbox_bench_"
                 + UUID.randomUUID().toString().replace("-", "").substring(0, 10).toLowerCase(Locale.ROOT);
         String admin = TestDatabase.adminUrl();
@@ -42,6 +55,9 @@ final class Db {
         config.setConnectionTimeout(120_000);
         config.setInitializationFailTimeout(-1);
         config.setPoolName(name);
+        if (applicationName != null) {
+            config.addDataSourceProperty("ApplicationName", applicationName);
+        }
         return new HikariDataSource(config);
     }
 
@@ -65,6 +81,29 @@ final class Db {
             }
         }
         throw last;
+    }
+
+    /** A pool of exactly {@code size} connections, all opened now, named {@code applicationName} in PostgreSQL. */
+    static HikariDataSource fixedPool(String url, int size, String applicationName) throws SQLException {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setMaximumPoolSize(size);
+        config.setMinimumIdle(size);
+        config.setConnectionTimeout(120_000);
+        config.setPoolName(applicationName);
+        config.addDataSourceProperty("ApplicationName", applicationName);
+        HikariDataSource ds = new HikariDataSource(config);
+        List<Connection> open = new ArrayList<>();
+        try {
+            for (int i = 0; i < size; i++) {
+                open.add(ds.getConnection());
+            }
+        } finally {
+            for (Connection c : open) {
+                c.close();
+            }
+        }
+        return ds;
     }
 
     static String withDatabase(String url, String database) {

@@ -1,13 +1,11 @@
 package dev.postbox.benchmarks;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.postbox.JsonCodec;
 import dev.postbox.internal.JobStore;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -33,63 +31,7 @@ final class Floor {
         HikariDataSource ds = Db.create();
         try {
             Fixtures.insertPending(ds, jobs, "noop");
-            JobStore store = new JobStore(JsonCodec.jackson());
-            BlockingQueue<long[]> claimed = new ArrayBlockingQueue<>(64);
-            AtomicReference<Throwable> failure = new AtomicReference<>();
-            long[] deleted = new long[1];
-            Thread deleter = new Thread(
-                    () -> {
-                        try (Connection c = ds.getConnection();
-                                PreparedStatement ps = c.prepareStatement("DELETE FROM outbox_job WHERE id = ANY(?)")) {
-                            c.setAutoCommit(true);
-                            while (true) {
-                                long[] ids = claimed.take();
-                                if (ids == END) {
-                                    return;
-                                }
-                                Long[] boxed = new Long[ids.length];
-                                for (int i = 0; i < ids.length; i++) {
-                                    boxed[i] = ids[i];
-                                }
-                                Array array = c.createArrayOf("bigint", boxed);
-                                ps.setArray(1, array);
-                                deleted[0] += ps.executeUpdate();
-                            }
-                        } catch (Throwable e) {
-                            failure.set(e);
-                        }
-                    },
-                    "floor-delete");
-            long t0 = System.nanoTime();
-            deleter.start();
-            try (Connection c = ds.getConnection()) {
-                c.setAutoCommit(true);
-                StatementCapture.Captured claim = StatementCapture.capture(
-                        c, spy -> store.claim(spy, "default", batch, "floor", Duration.ofSeconds(30)));
-                PreparedStatement ps = claim.prepare(c, "");
-                while (failure.get() == null) {
-                    List<Long> ids = new ArrayList<>(batch);
-                    try (ResultSet rs = ps.executeQuery()) {
-                        while (rs.next()) {
-                            ids.add(rs.getLong(1));
-                        }
-                    }
-                    if (ids.isEmpty()) {
-                        break;
-                    }
-                    claimed.put(ids.stream().mapToLong(Long::longValue).toArray());
-                }
-            } finally {
-                claimed.put(END);
-                deleter.join();
-            }
-            double seconds = (System.nanoTime() - t0) / 1e9;
-            if (failure.get() != null) {
-                throw new IllegalStateException("floor failed", failure.get());
-            }
-            if (deleted[0] != jobs) {
-                throw new IllegalStateException("floor deleted " + deleted[0] + " of " + jobs);
-            }
+            double seconds = drain(ds, jobs, batch);
             Map<String, Object> r = env.result("floor", jobs, seconds);
             r.put("drain", true);
             r.put("claimBatch", batch);
@@ -100,5 +42,65 @@ final class Floor {
         } finally {
             Db.drop(ds);
         }
+    }
+
+    /** Drains the {@code jobs} pending rows of {@code ds} with the floor loop; returns its seconds. */
+    static double drain(HikariDataSource ds, int jobs, int batch) throws Exception {
+        BlockingQueue<long[]> claimed = new ArrayBlockingQueue<>(64);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        long[] deleted = new long[1];
+        Thread deleter = new Thread(
+                () -> {
+                    try (Connection c = ds.getConnection();
+                            PreparedStatement ps = c.prepareStatement("DELETE FROM outbox_job WHERE id = ANY(?)")) {
+                        c.setAutoCommit(true);
+                        while (true) {
+                            long[] ids = claimed.take();
+                            if (ids == END) {
+                                return;
+                            }
+                            Long[] boxed = new Long[ids.length];
+                            for (int i = 0; i < ids.length; i++) {
+                                boxed[i] = ids[i];
+                            }
+                            Array array = c.createArrayOf("bigint", boxed);
+                            ps.setArray(1, array);
+                            deleted[0] += ps.executeUpdate();
+                        }
+                    } catch (Throwable e) {
+                        failure.set(e);
+                    }
+                },
+                "floor-delete");
+        long t0 = System.nanoTime();
+        deleter.start();
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(true);
+            StatementCapture.Captured claim = StatementCapture.claim(c, batch, "floor");
+            PreparedStatement ps = claim.prepare(c, "");
+            while (failure.get() == null) {
+                List<Long> ids = new ArrayList<>(batch);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        ids.add(rs.getLong(1));
+                    }
+                }
+                if (ids.isEmpty()) {
+                    break;
+                }
+                claimed.put(ids.stream().mapToLong(Long::longValue).toArray());
+            }
+        } finally {
+            claimed.put(END);
+            deleter.join();
+        }
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        if (failure.get() != null) {
+            throw new IllegalStateException("floor failed", failure.get());
+        }
+        if (deleted[0] != jobs) {
+            throw new IllegalStateException("floor deleted " + deleted[0] + " of " + jobs);
+        }
+        return seconds;
     }
 }

@@ -1,12 +1,10 @@
 package dev.postbox.benchmarks;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.postbox.JsonCodec;
 import dev.postbox.internal.JobStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,7 +33,6 @@ final class HistoryGrowth {
         long t0 = System.nanoTime();
         try {
             Fixtures.insertPending(ds, LIVE_PENDING, "noop");
-            JobStore store = new JobStore(JsonCodec.jackson());
             List<String> claimIndexes = claimIndexes(ds);
             List<Map<String, Object>> levels = new ArrayList<>();
             long inArchive = 0;
@@ -58,23 +55,10 @@ final class HistoryGrowth {
                 }
                 inArchive = size;
                 double fillSeconds = (System.nanoTime() - fill0) / 1e9;
-                Histogram micros = new Histogram(60_000_000L, 3);
+                Histogram micros = ClaimTiming.measure(ds, samples, 100, CLAIM_BATCH);
                 try (Connection c = ds.getConnection()) {
                     c.setAutoCommit(false);
-                    for (int i = 0; i < samples + 100; i++) {
-                        long begin = System.nanoTime();
-                        int n = store.claim(c, "default", CLAIM_BATCH, "bench", Duration.ofSeconds(30))
-                                .size();
-                        long took = (System.nanoTime() - begin) / 1000;
-                        c.rollback();
-                        if (n != CLAIM_BATCH) {
-                            throw new IllegalStateException("claim returned " + n);
-                        }
-                        if (i >= 100) {
-                            micros.recordValue(took);
-                        }
-                    }
-                    String plan = explain(c, store);
+                    String plan = explain(c);
                     c.rollback();
                     boolean index =
                             claimIndexes.stream().anyMatch(plan::contains) && !plan.contains("Seq Scan on outbox_job");
@@ -90,9 +74,9 @@ final class HistoryGrowth {
                                             + " + coalesce((SELECT sum(pg_total_relation_size(inhrelid)) FROM pg_inherits"
                                             + "   WHERE inhparent = 'outbox_job_archive'::regclass), 0)"));
                     level.put("fillSeconds", Env.round(fillSeconds, 1));
-                    level.put("claimP50Ms", SteadyState.ms(micros, 50));
-                    level.put("claimP99Ms", SteadyState.ms(micros, 99));
-                    level.put("claimP999Ms", SteadyState.ms(micros, 99.9));
+                    level.put("claimP50Ms", StartLatency.ms(micros, 50));
+                    level.put("claimP99Ms", StartLatency.ms(micros, 99));
+                    level.put("claimP999Ms", StartLatency.ms(micros, 99.9));
                     level.put("planUsesClaimIndex", index);
                     level.put("plan", plan.lines().toList());
                     levels.add(level);
@@ -155,9 +139,8 @@ final class HistoryGrowth {
         return names;
     }
 
-    private static String explain(Connection c, JobStore store) throws Exception {
-        StatementCapture.Captured claim = StatementCapture.capture(
-                c, spy -> store.claim(spy, "default", CLAIM_BATCH, "bench", Duration.ofSeconds(30)));
+    private static String explain(Connection c) throws Exception {
+        StatementCapture.Captured claim = StatementCapture.claim(c, CLAIM_BATCH, "bench");
         try (PreparedStatement ps = claim.prepare(c, "EXPLAIN (ANALYZE, BUFFERS) ")) {
             StringBuilder plan = new StringBuilder();
             try (ResultSet rs = ps.executeQuery()) {

@@ -1,7 +1,5 @@
 package dev.postbox.benchmarks;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.Job;
 import dev.postbox.JobRequest;
@@ -15,10 +13,6 @@ import dev.postbox.http.WebhookSecret;
 import dev.postbox.http.WebhookVerifier;
 import dev.postbox.http.webhook.Endpoint;
 import dev.postbox.http.webhook.HttpDeliveryModule;
-import java.io.IOException;
-import java.io.InputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -27,8 +21,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -40,10 +32,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Scenario 6: signed, keyed webhook deliveries through the delivery-http module to a no-op receiver
- * on 127.0.0.1 (the JDK {@code HttpServer} with a thread pool, answering 204). All deliveries are
- * enqueued (in transactions of 1,000) before the engine starts; the clock runs from {@code start()}
- * to the commit of the last completion. The receiver counts requests and verifies the Standard
- * Webhooks signature of every 100th one.
+ * on 127.0.0.1 ({@link WebhookReceiver}, in this JVM). All deliveries are enqueued (in transactions
+ * of 1,000) before the engine starts; the clock runs from {@code start()} to the commit of the last
+ * completion. The receiver counts requests and verifies the Standard Webhooks signature of every
+ * 100th one.
  *
  * <p>HTTP calls block a worker thread for a round trip, so the engine runs with more threads than
  * the no-op scenarios: {@code bench.httpConcurrency} (default 64), unless {@code bench.concurrency}
@@ -57,18 +49,74 @@ final class Http {
 
     private Http() {}
 
+    /** {@code bench.http*} settings shared by the http and http-floor scenarios. */
+    record Settings(int concurrency, int poolIdle, int receiverThreads) {
+
+        static Settings fromSystemProperties() {
+            int concurrency = Integer.getInteger("bench.concurrency", Integer.getInteger("bench.httpConcurrency", 64));
+            return new Settings(
+                    concurrency,
+                    Integer.getInteger("bench.httpPoolIdle", concurrency),
+                    Integer.getInteger("bench.httpReceiverThreads", 16));
+        }
+
+        OkHttpClient client() {
+            return new OkHttpClient.Builder()
+                    .connectionPool(new ConnectionPool(poolIdle, 5, TimeUnit.MINUTES))
+                    .build();
+        }
+
+        static void close(OkHttpClient client) {
+            client.dispatcher().executorService().shutdown();
+            client.connectionPool().evictAll();
+        }
+    }
+
+    /** What one Postbox delivery run measured. {@code failure} is null when every delivery completed. */
+    record Delivered(double seconds, String failure, Map<String, Object> fields) {}
+
+    /** The body of delivery {@code i}, the same for Postbox and the bare client of http-floor. */
+    static String payload(int i) {
+        return "{\"type\":\"invoice.paid\",\"invoice\":" + i + ",\"amount\":1250}";
+    }
+
     static Map<String, Object> run(Env env, int deliveries) throws Exception {
-        int concurrency = Integer.getInteger("bench.concurrency", Integer.getInteger("bench.httpConcurrency", 64));
-        int poolIdle = Integer.getInteger("bench.httpPoolIdle", concurrency);
-        int receiverThreads = Integer.getInteger("bench.httpReceiverThreads", 16);
-        PostboxConfig config = Fixtures.engineConfig(concurrency);
+        Settings settings = Settings.fromSystemProperties();
         WebhookSecret secret = WebhookSecret.generate();
         WebhookVerifier verifier = WebhookVerifier.builder().secret(secret).build();
-        Receiver receiver = new Receiver(receiverThreads, verifier);
+        try (WebhookReceiver receiver = new WebhookReceiver(settings.receiverThreads(), verifier)) {
+            Delivered d = deliver(deliveries, receiver.url(), secret, settings);
+            Map<String, Object> r = env.result("http", deliveries, d.seconds());
+            r.putAll(d.fields());
+            r.put("received", receiver.received.get());
+            r.put("signaturesVerified", receiver.verified.get());
+            r.put("signatureFailures", receiver.badSignatures.get());
+            if (d.failure() != null) {
+                r.put("jobsPerSecond", null);
+                r.put("notes", "DID NOT COMPLETE: " + d.failure());
+            } else {
+                r.put(
+                        "notes",
+                        "delivery-http, one endpoint (no rate limit), keyed + signed, JDK HttpServer 204 on"
+                                + " 127.0.0.1, " + settings.concurrency() + " engine threads, claim batch "
+                                + ((Map<?, ?>) d.fields().get("config")).get("claimBatchSize") + ", prefetch "
+                                + ((Map<?, ?>) d.fields().get("config")).get("prefetch"));
+            }
+            if (receiver.badSignatures.get() > 0) {
+                throw new IllegalStateException("http: " + receiver.badSignatures.get() + " signatures did not verify");
+            }
+            return r;
+        }
+    }
+
+    /**
+     * {@code deliveries} signed, keyed deliveries to {@code url} through {@link HttpDeliveryModule} on
+     * a fresh database: enqueued first, then drained by one engine; the clock runs from {@code start()}.
+     */
+    static Delivered deliver(int deliveries, String url, WebhookSecret secret, Settings settings) throws Exception {
+        PostboxConfig config = Fixtures.engineConfig(settings.concurrency());
         HikariDataSource ds = Db.create();
-        OkHttpClient base = new OkHttpClient.Builder()
-                .connectionPool(new ConnectionPool(poolIdle, 5, TimeUnit.MINUTES))
-                .build();
+        OkHttpClient base = settings.client();
         HttpDelivery delivery = HttpDelivery.builder()
                 .ssrfPolicy(
                         SsrfPolicy.custom().allowList(List.of("127.0.0.1/32")).build())
@@ -109,9 +157,7 @@ final class Http {
         engine.set(postbox);
         try {
             http.endpoints()
-                    .register(Endpoint.builder(ENDPOINT, receiver.url())
-                            .secret(secret)
-                            .build());
+                    .register(Endpoint.builder(ENDPOINT, url).secret(secret).build());
             long e0 = System.nanoTime();
             enqueue(ds, http, postbox, deliveries);
             double enqueueSeconds = (System.nanoTime() - e0) / 1e9;
@@ -127,64 +173,47 @@ final class Http {
                 Map<String, Object> sample = new LinkedHashMap<>();
                 sample.put("t", Env.round((System.nanoTime() - t0) / 1e9, 1));
                 sample.put("completed", completed.get());
-                sample.put("received", receiver.received.get());
                 samples.add(sample);
                 if (System.nanoTime() > deadline) {
-                    failure = "timeout: " + completed.get() + " of " + deliveries + " completed, "
-                            + receiver.received.get() + " received";
+                    failure = "timeout: " + completed.get() + " of " + deliveries + " completed";
                     break;
                 }
             }
             double seconds = (System.nanoTime() - t0) / 1e9;
             postbox.stop();
 
-            Map<String, Object> r = env.result("http", deliveries, seconds);
-            r.put("completed", failure == null);
-            r.put("completedJobs", completed.get());
-            r.put("failedAttempts", failed.get());
-            r.put("received", receiver.received.get());
-            r.put("signaturesVerified", receiver.verified.get());
-            r.put("signatureFailures", receiver.badSignatures.get());
-            r.put("enqueueSeconds", Env.round(enqueueSeconds, 3));
+            Map<String, Object> f = new LinkedHashMap<>();
+            f.put("completed", failure == null);
+            f.put("completedJobs", completed.get());
+            f.put("failedAttempts", failed.get());
+            f.put("enqueueSeconds", Env.round(enqueueSeconds, 3));
             synchronized (attempt) {
                 // the engine's handler duration: one signed POST and its 204, per delivery
-                r.put("p50Ms", Env.round(attempt.getValueAtPercentile(50) / 1000.0, 3));
-                r.put("p99Ms", Env.round(attempt.getValueAtPercentile(99) / 1000.0, 3));
-                r.put("p999Ms", Env.round(attempt.getValueAtPercentile(99.9) / 1000.0, 3));
+                f.put("p50Ms", StartLatency.ms(attempt, 50));
+                f.put("p99Ms", StartLatency.ms(attempt, 99));
+                f.put("p999Ms", StartLatency.ms(attempt, 99.9));
             }
-            r.put("latencyMeasures", "handler duration (one signed POST to the receiver and its 204)");
-            r.put("samples", samples);
+            f.put("latencyMeasures", "handler duration (one signed POST to the receiver and its 204)");
+            f.put("samples", samples);
             Map<String, Object> cfg = Fixtures.describe(config);
-            cfg.put("okHttpIdleConnections", poolIdle);
-            cfg.put("receiverThreads", receiverThreads);
-            r.put("config", cfg);
+            cfg.put("okHttpIdleConnections", settings.poolIdle());
+            cfg.put("receiverThreads", settings.receiverThreads());
+            f.put("config", cfg);
             if (failure != null) {
-                r.put("jobsPerSecond", null);
-                r.put("notes", "DID NOT COMPLETE: " + failure);
                 log.warn("http did not complete: {}", failure);
             } else {
-                r.put(
-                        "notes",
-                        "delivery-http, one endpoint (no rate limit), keyed + signed, JDK HttpServer 204 on"
-                                + " 127.0.0.1, " + concurrency + " engine threads, claim batch "
-                                + config.claimBatchSize() + ", prefetch " + config.prefetch());
                 log.info(
                         "http: {} deliveries in {} s = {} /s",
                         deliveries,
                         Env.round(seconds, 2),
-                        r.get("jobsPerSecond"));
+                        Env.round(deliveries / seconds, 1));
             }
-            if (receiver.badSignatures.get() > 0) {
-                throw new IllegalStateException("http: " + receiver.badSignatures.get() + " signatures did not verify");
-            }
-            return r;
+            return new Delivered(seconds, failure, f);
         } finally {
             postbox.stop();
             http.close();
             delivery.close();
-            base.dispatcher().executorService().shutdown();
-            base.connectionPool().evictAll();
-            receiver.close();
+            Settings.close(base);
             Db.drop(ds);
         }
     }
@@ -196,65 +225,13 @@ final class Http {
         for (int from = 0; from < deliveries; from += batch) {
             List<JobRequest> requests = new ArrayList<>(batch);
             for (int i = from; i < Math.min(deliveries, from + batch); i++) {
-                String payload = "{\"type\":\"invoice.paid\",\"invoice\":" + i + ",\"amount\":1250}";
-                requests.add(http.webhooks().delivery(ENDPOINT, payload, "invoice-" + i, Map.of()));
+                requests.add(http.webhooks().delivery(ENDPOINT, payload(i), "invoice-" + i, Map.of()));
             }
             try (Connection c = ds.getConnection()) {
                 c.setAutoCommit(false);
                 postbox.outbox().enqueueAll(c, requests);
                 c.commit();
             }
-        }
-    }
-
-    /** A no-op webhook receiver: reads the body, answers 204, verifies every 100th signature. */
-    static final class Receiver implements AutoCloseable {
-        final AtomicLong received = new AtomicLong();
-        final AtomicLong verified = new AtomicLong();
-        final AtomicLong badSignatures = new AtomicLong();
-        private final HttpServer server;
-        private final ExecutorService executor;
-        private final WebhookVerifier verifier;
-
-        Receiver(int threads, WebhookVerifier verifier) throws IOException {
-            this.verifier = verifier;
-            this.server = HttpServer.create(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0), 1024);
-            this.executor = Executors.newFixedThreadPool(threads, r -> {
-                Thread t = new Thread(r, "receiver");
-                t.setDaemon(true);
-                return t;
-            });
-            server.setExecutor(executor);
-            server.createContext("/hook", this::handle);
-            server.start();
-        }
-
-        String url() {
-            return "http://127.0.0.1:" + server.getAddress().getPort() + "/hook";
-        }
-
-        private void handle(HttpExchange exchange) throws IOException {
-            byte[] body;
-            try (InputStream in = exchange.getRequestBody()) {
-                body = in.readAllBytes();
-            }
-            long n = received.incrementAndGet();
-            if (n % 100 == 0) {
-                try {
-                    verifier.verify(exchange.getRequestHeaders()::getFirst, body);
-                    verified.incrementAndGet();
-                } catch (RuntimeException e) {
-                    badSignatures.incrementAndGet();
-                }
-            }
-            exchange.sendResponseHeaders(204, -1);
-            exchange.close();
-        }
-
-        @Override
-        public void close() {
-            server.stop(0);
-            executor.shutdownNow();
         }
     }
 }

@@ -9,20 +9,15 @@ import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import tools.jackson.databind.json.JsonMapper;
 
 /** The child JVM of the memory scenario: drains the given database and prints one result line. */
 public final class MemoryChild {
 
-    static final String NAME = "memory-child";
-    static final String RESULT = "POSTBOX-BENCH-RESULT ";
-
     private MemoryChild() {}
 
     public static void main(String[] args) throws Exception {
-        int offset = args.length > 0 && args[0].equals(NAME) ? 1 : 0;
-        String url = args[offset];
-        long jobs = Long.parseLong(args[offset + 1]);
+        String url = args[0];
+        long jobs = Long.parseLong(args[1]);
         HikariConfig hc = new HikariConfig();
         hc.setJdbcUrl(url);
         hc.setMaximumPoolSize(16);
@@ -61,7 +56,7 @@ public final class MemoryChild {
                     ManagementFactory.getGarbageCollectorMXBeans().get(0).getName());
             r.put("config", Fixtures.describe(config));
         }
-        System.out.println(RESULT + JsonMapper.builder().build().writeValueAsString(r));
+        ChildJvm.result(r);
         System.exit(0);
     }
 }

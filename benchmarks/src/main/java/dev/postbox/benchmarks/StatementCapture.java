@@ -1,5 +1,7 @@
 package dev.postbox.benchmarks;
 
+import dev.postbox.JsonCodec;
+import dev.postbox.internal.JobStore;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -7,6 +9,7 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -57,6 +60,24 @@ final class StatementCapture {
     }
 
     private StatementCapture() {}
+
+    /**
+     * The engine's claim statement for {@code batch} jobs of the default queue, with its bindings. A
+     * new {@link JobStore} reads the schema installation with its first statement, so one real claim
+     * (rolled back) goes first and the capture sees the claim itself.
+     */
+    static Captured claim(Connection c, int batch, String workerId) throws SQLException {
+        JobStore store = new JobStore(JsonCodec.jackson());
+        boolean autoCommit = c.getAutoCommit();
+        c.setAutoCommit(false);
+        try {
+            store.claim(c, "default", 1, workerId, Duration.ofSeconds(30));
+        } finally {
+            c.rollback();
+            c.setAutoCommit(autoCommit);
+        }
+        return capture(c, spy -> store.claim(spy, "default", batch, workerId, Duration.ofSeconds(30)));
+    }
 
     static Captured capture(Connection real, Action action) throws SQLException {
         String[] sql = new String[1];

@@ -17,21 +17,27 @@ final class Targets {
             lines.add(verdict(jps != null && jps >= 25_000, "burn-down ≥ 25,000 jobs/s: " + fmt(jps) + " jobs/s"));
             Double peer = num(burn.get("ratioToPeer"));
             lines.add(verdict(peer != null && peer >= 3.0, "burn-down ≥ 3.0× db-scheduler: " + fmt(peer) + "×"));
-            lines.add("burn-down / floor: " + fmt(num(burn.get("ratioToFloor"))) + " (floor "
-                    + fmt(num(burn.get("floorJobsPerSecond"))) + " jobs/s)");
+            Double floor = num(burn.get("ratioToFloor"));
+            lines.add(
+                    floor == null
+                            ? "burn-down / floor: n/a (run floor in the same run)"
+                            : verdict(
+                                    floor >= 0.85,
+                                    "burn-down ≥ 0.85× the floor (issue 15): " + fmt(floor) + "× (floor "
+                                            + fmt(num(burn.get("floorJobsPerSecond"))) + " jobs/s)"));
+            if (peer != null) {
+                lines.add(verdict(peer >= 5.0, "burn-down ≥ 5× db-scheduler (issue 15): " + fmt(peer) + "×"));
+            }
         }
-        Map<String, Object> steady = all.get("steady-state-5000");
-        if (steady != null) {
-            Double p99 = num(steady.get("p99Ms"));
-            Double p50 = num(steady.get("p50Ms"));
-            lines.add(verdict(p99 != null && p99 <= 50, "steady 5,000/s enqueue-to-start p99 ≤ 50 ms: " + fmt(p99)));
-            lines.add(verdict(p50 != null && p50 <= 5, "steady 5,000/s enqueue-to-start p50 ≤ 5 ms: " + fmt(p50)));
-            lines.add(verdict(
-                    Boolean.TRUE.equals(steady.get("backlogBounded")),
-                    "steady 5,000/s backlog bounded: max " + steady.get("maxBacklog") + ", at end "
-                            + steady.get("backlogAtEnd") + "; achieved rate " + fmt(num(steady.get("jobsPerSecond")))
-                            + "/s"));
+        for (Map.Entry<String, Map<String, Object>> e : all.entrySet()) {
+            if (e.getKey().startsWith("steady-state-")) {
+                steady(lines, e.getValue());
+            }
         }
+        knee(lines, all.get(Knee.NAME));
+        scaleOut(lines, all.get(ScaleOut.NAME));
+        cost(lines, all.get(Cost.NAME));
+        backlogDepth(lines, all.get(BacklogDepth.NAME));
         Map<String, Object> overhead = all.get("enqueue-overhead");
         if (overhead != null) {
             Double delta = num(overhead.get("p50DeltaMs"));
@@ -60,6 +66,15 @@ final class Targets {
                             ? "MISSED: http ≥ 5,000 deliveries/s: " + http.get("notes")
                             : verdict(jps >= 5_000, "http ≥ 5,000 deliveries/s: " + fmt(jps)));
         }
+        Map<String, Object> httpFloor = all.get(HttpFloor.NAME);
+        if (httpFloor != null) {
+            Double ratio = num(httpFloor.get("ratioToHttpFloor"));
+            lines.add(verdict(
+                    ratio != null && ratio >= HttpFloor.RATIO_TARGET,
+                    "http ≥ " + HttpFloor.RATIO_TARGET + "× the bare OkHttp floor (receiver in its own JVM): "
+                            + fmt(ratio) + "× (" + fmt(num(httpFloor.get("jobsPerSecond"))) + " vs "
+                            + fmt(num(httpFloor.get("httpFloorPerSecond"))) + " deliveries/s)"));
+        }
         Map<String, Object> history = all.get("history-growth");
         if (history != null) {
             Double ratio = num(history.get("p50RatioLargestToSmallest"));
@@ -81,6 +96,65 @@ final class Targets {
                             + fmt(num(memory.get("peakHeapUsedMiB"))) + " MiB"));
         }
         return lines;
+    }
+
+    private static void steady(List<String> lines, Map<String, Object> steady) {
+        Object rate = steady.get("askedRate") != null ? steady.get("askedRate") : steady.get("targetRate");
+        Double p50 = num(steady.get("p50Ms"));
+        Double p99 = num(steady.get("p99Ms"));
+        Double share = num(steady.get("achievedShare"));
+        lines.add(verdict(
+                share != null && share >= SteadyRun.REACHED_SHARE,
+                "steady " + rate + "/s: producers reach ≥ 95 % of the asked rate: "
+                        + fmt(num(steady.get("achievedRate"))) + "/s (" + fmt(share == null ? null : share * 100)
+                        + " %)"));
+        lines.add(verdict(p50 != null && p50 <= 5, "steady " + rate + "/s enqueue-to-start p50 ≤ 5 ms: " + fmt(p50)));
+        lines.add(verdict(
+                p99 != null && p99 <= 50,
+                "steady " + rate + "/s enqueue-to-start p99 ≤ 50 ms: " + fmt(p99) + " (max live rows "
+                        + steady.get("maxLiveRows") + ", not started " + steady.get("notStarted") + ")"));
+    }
+
+    private static void knee(List<String> lines, Map<String, Object> knee) {
+        if (knee == null) {
+            return;
+        }
+        Double rate = num(knee.get("kneeRate"));
+        lines.add(verdict(
+                rate != null && rate >= 5_000,
+                "knee (highest rate with p99 ≤ 50 ms, ≥ 95 % reached)" + " ≥ 5,000/s: "
+                        + (rate == null ? "none of the steps" : fmt(rate) + "/s")));
+    }
+
+    private static void scaleOut(List<String> lines, Map<String, Object> scaleOut) {
+        if (scaleOut == null) {
+            return;
+        }
+        Double ratio = num(scaleOut.get("drainRatioTwoToOne"));
+        lines.add(verdict(
+                ratio != null && ratio >= ScaleOut.TWO_TO_ONE_TARGET,
+                "scale-out: two engine processes ≥ " + ScaleOut.TWO_TO_ONE_TARGET + "× one in burn-down: " + fmt(ratio)
+                        + "× (three: " + fmt(num(scaleOut.get("drainRatioThreeToOne"))) + "×); "
+                        + scaleOut.get("notes")));
+    }
+
+    private static void cost(List<String> lines, Map<String, Object> cost) {
+        if (cost != null) {
+            lines.add(
+                    "cost (no target; CPU µs per job, JVM / PostgreSQL backends / whole server): " + cost.get("notes"));
+        }
+    }
+
+    private static void backlogDepth(List<String> lines, Map<String, Object> depth) {
+        if (depth == null) {
+            return;
+        }
+        Double ratio = num(depth.get("drainRatioDeepestToNext"));
+        lines.add(verdict(
+                ratio != null && ratio >= BacklogDepth.DEEPEST_TO_NEXT_TARGET,
+                "backlog depth: drain rate with " + depth.get("deepest") + " pending ≥ "
+                        + BacklogDepth.DEEPEST_TO_NEXT_TARGET + "× the rate with " + depth.get("nextDeepest") + ": "
+                        + fmt(ratio) + "×; " + depth.get("notes")));
     }
 
     private static String verdict(boolean met, String text) {

@@ -9,7 +9,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The only part of the harness that runs in {@code verify}: a 2,000-job burn-down and its files. */
+/** A 2,000-job burn-down and its files; the floor on the same size, and the ratio between them. */
 class BurnDownSmokeTest {
 
     @TempDir
@@ -48,5 +48,20 @@ class BurnDownSmokeTest {
         assertThat(((Number) burn.get("cpuCount")).intValue()).isPositive();
         assertThat((String) burn.get("postgresVersion")).isNotBlank();
         assertThat(Files.readString(results.resolve("summary.md"))).contains("| burn-down | 2,000 |");
+    }
+
+    @Test
+    void floorRunsTheEnginesClaimStatementAndBurnDownIsComparedWithIt() throws Exception {
+        Env env = Env.create(results);
+        Bench.Sizes sizes = new Bench.Sizes(2_000, 500, List.of(), 0, 0, List.of(), 0, "256m", 0);
+
+        Bench.run(env, sizes, List.of("burn-down", "floor"));
+
+        Map<String, Map<String, Object>> all = Results.readAll(results);
+        assertThat(((Number) all.get("floor").get("jobsPerSecond")).doubleValue())
+                .isPositive();
+        assertThat(((Number) all.get("burn-down").get("ratioToFloor")).doubleValue())
+                .isPositive();
+        assertThat(Files.readString(results.resolve("summary.md"))).contains("burn-down ≥ 0.85× the floor (issue 15)");
     }
 }
