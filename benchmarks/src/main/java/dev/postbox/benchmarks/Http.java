@@ -31,7 +31,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import okhttp3.ConnectionPool;
 import okhttp3.OkHttpClient;
 import org.HdrHistogram.Histogram;
@@ -74,8 +73,7 @@ final class Http {
                         SsrfPolicy.custom().allowList(List.of("127.0.0.1/32")).build())
                 .baseClient(base)
                 .build();
-        AtomicReference<Postbox> engine = new AtomicReference<>();
-        HttpDeliveryModule http = HttpDeliveryModule.builder(ds, engine::get)
+        HttpDeliveryModule http = HttpDeliveryModule.builder(ds)
                 .delivery(delivery)
                 .secretCipher(AesGcmSecretCipher.of(Map.of("bench", AesGcmSecretCipher.generateKey()), "bench"))
                 .build();
@@ -104,9 +102,11 @@ final class Http {
                 failed.incrementAndGet();
             }
         };
-        Postbox postbox = http.installInto(Postbox.builder(ds).config(config).listener(listener))
+        Postbox postbox = Postbox.builder(ds)
+                .config(config)
+                .listener(listener)
+                .module(http)
                 .build();
-        engine.set(postbox);
         try {
             http.endpoints()
                     .register(Endpoint.builder(ENDPOINT, receiver.url())

@@ -45,8 +45,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class EndpointRegistry {
 
-    /** Marker in the error of jobs dead-lettered because their endpoint was disabled; enable replays them. */
-    public static final String DISABLED_MARKER = "[postbox:endpoint-disabled]";
+    /**
+     * The cause ({@code outbox_dead_letter.cause}) stored with deliveries dead-lettered because their
+     * endpoint was disabled (410 Gone); {@link #enable} replays the endpoint's dead letters with it.
+     */
+    public static final String DISABLED_CAUSE = "postbox.endpoint-disabled";
 
     private static final Logger log = LoggerFactory.getLogger(EndpointRegistry.class);
     /**
@@ -347,7 +350,7 @@ public final class EndpointRegistry {
             return new int[] {changed, resumed};
         });
         cache.remove(name);
-        int replayed = admin.get().replay(DeadLetterFilter.all().endpoint(name).errorContains(DISABLED_MARKER));
+        int replayed = admin.get().replay(DeadLetterFilter.all().endpoint(name).cause(DISABLED_CAUSE));
         log.info(
                 "Webhook endpoint {} enabled: {} waiting deliveries resumed, {} dead letters replayed",
                 name,

@@ -57,7 +57,12 @@ class EndpointLifecycleTest {
             List<DeadLetter> dead = node.postbox().admin().deadLetters(DeadLetterFilter.all(), 10);
             assertThat(dead)
                     .singleElement()
-                    .satisfies(d -> assertThat(d.lastError()).contains(EndpointRegistry.DISABLED_MARKER));
+                    .satisfies(
+                            d -> assertThat(d.lastError()).contains("HTTP 410").contains("endpoint disabled"));
+            // Found by its stored cause, not by its error text.
+            assertThat(h.count("SELECT count(*) FROM outbox_dead_letter WHERE endpoint = 'shop'" + " AND cause = '"
+                            + EndpointRegistry.DISABLED_CAUSE + "'"))
+                    .isOne();
             // The other two are parked: not due for minutes, no attempt spent.
             assertThat(h.count("SELECT count(*) FROM outbox_job WHERE endpoint = 'shop' AND attempts = 0"
                             + " AND run_at > now() + interval '5 minutes'"))
