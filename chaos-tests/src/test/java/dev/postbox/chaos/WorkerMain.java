@@ -12,7 +12,7 @@ import dev.postbox.PostboxModule;
 import dev.postbox.RetryPolicy;
 import dev.postbox.cron.ScheduleMaterializer;
 import dev.postbox.http.HttpDelivery;
-import dev.postbox.http.SsrfPolicy;
+import dev.postbox.http.ssrf.SsrfPolicy;
 import dev.postbox.http.webhook.HttpDeliveryModule;
 import dev.postbox.spring.OutboxHandler;
 import java.lang.management.ManagementFactory;

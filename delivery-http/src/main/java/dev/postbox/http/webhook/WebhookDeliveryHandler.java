@@ -9,8 +9,8 @@ import dev.postbox.http.DeliveryOutcome;
 import dev.postbox.http.DeliveryRequest;
 import dev.postbox.http.FailureCause;
 import dev.postbox.http.HttpDelivery;
-import dev.postbox.http.WebhookSigner;
 import dev.postbox.http.internal.NegativeControls;
+import dev.postbox.http.signing.WebhookSigner;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
@@ -367,7 +367,7 @@ public final class WebhookDeliveryHandler implements OutcomeHandler {
 
     private void recordFailure(String name, AttemptResult r) {
         locallyFailing.add(name);
-        EndpointRegistry.Streak streak = registry.recordFailure(name);
+        EndpointStore.Streak streak = registry.recordFailure(name);
         if (streak.enabled() && settings.sustainedFailure().disables(streak.failures(), streak.duration())) {
             String reason = "sustained failure: " + streak.failures() + " consecutive failed deliveries over "
                     + streak.duration().toMinutes() + " min, the last: " + describe(name, r);

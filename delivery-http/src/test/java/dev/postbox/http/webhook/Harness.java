@@ -5,7 +5,7 @@ import dev.postbox.Postbox;
 import dev.postbox.PostboxConfig;
 import dev.postbox.http.AesGcmSecretCipher;
 import dev.postbox.http.HttpDelivery;
-import dev.postbox.http.SsrfPolicy;
+import dev.postbox.http.ssrf.SsrfPolicy;
 import dev.postbox.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.ResultSet;

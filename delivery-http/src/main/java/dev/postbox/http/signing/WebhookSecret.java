@@ -1,4 +1,4 @@
-package dev.postbox.http;
+package dev.postbox.http.signing;
 
 import java.security.MessageDigest;
 import java.security.SecureRandom;

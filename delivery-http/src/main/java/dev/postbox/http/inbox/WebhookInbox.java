@@ -1,25 +1,20 @@
-package dev.postbox.http.webhook;
+package dev.postbox.http.inbox;
 
-import dev.postbox.http.VerifiedWebhook;
-import dev.postbox.http.WebhookSecret;
-import dev.postbox.http.WebhookVerificationException;
-import dev.postbox.http.WebhookVerifier;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
+import dev.postbox.http.signing.VerifiedWebhook;
+import dev.postbox.http.signing.WebhookSecret;
+import dev.postbox.http.signing.WebhookVerificationException;
+import dev.postbox.http.signing.WebhookVerifier;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
-import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -54,14 +49,11 @@ public final class WebhookInbox {
     public static final String DEFAULT_TABLE = "postbox_inbox";
 
     private static final Logger log = LoggerFactory.getLogger(WebhookInbox.class);
-    private static final Pattern IDENTIFIER =
-            Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
 
     private final DataSource dataSource;
     private final WebhookVerifier verifier;
     private final TransactionTemplate transactions;
-    private final String table;
-    private final String insert;
+    private final InboxStore store;
     private final int maxBodyBytes;
     private final RejectionLog rejections;
 
@@ -77,11 +69,9 @@ public final class WebhookInbox {
                 b.transactionManager != null ? b.transactionManager : new DataSourceTransactionManager(dataSource);
         this.transactions = new TransactionTemplate(tm);
         this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRED);
-        this.table = b.table;
+        this.store = new InboxStore(dataSource, b.table);
         this.maxBodyBytes = b.maxBodyBytes;
         this.rejections = new RejectionLog(log, b.rejectionSummaryInterval.toNanos());
-        this.insert = "INSERT INTO " + table + " (webhook_id, webhook_timestamp) VALUES (?, ?)"
-                + " ON CONFLICT (webhook_id) DO NOTHING";
     }
 
     /** A builder on the receiver's {@code DataSource}. */
@@ -91,9 +81,7 @@ public final class WebhookInbox {
 
     /** The DDL of an inbox table with the given (validated) name, for receivers that do not run Postbox's migrations. */
     public static String createTableSql(String table) {
-        requireIdentifier(table);
-        return "CREATE TABLE IF NOT EXISTS " + table + " (webhook_id text PRIMARY KEY, webhook_timestamp timestamptz,"
-                + " received_at timestamptz NOT NULL DEFAULT now())";
+        return InboxStore.createTableSql(table);
     }
 
     /**
@@ -204,41 +192,22 @@ public final class WebhookInbox {
                     + verifier.tolerance() + "): a replay of a purged webhook within the tolerance would be"
                     + " applied again. Keep records longer than the sender retries (days)");
         }
-        try (Connection c = dataSource.getConnection()) {
-            c.setAutoCommit(true);
-            try (PreparedStatement ps = c.prepareStatement(
-                    "DELETE FROM " + table + " WHERE received_at < now() - ?::bigint * interval '1 millisecond'")) {
-                ps.setLong(1, age.toMillis());
-                return ps.executeUpdate();
-            }
+        try {
+            return store.purgeOlderThan(age);
         } catch (SQLException e) {
-            throw new IllegalStateException("Purging inbox table " + table + " failed: " + e.getMessage(), e);
+            throw new IllegalStateException("Purging inbox table " + store.table() + " failed: " + e.getMessage(), e);
         }
     }
 
     private boolean record(VerifiedWebhook verified) {
-        Connection c = DataSourceUtils.getConnection(dataSource);
-        try (PreparedStatement ps = c.prepareStatement(insert)) {
-            ps.setString(1, verified.messageId());
-            ps.setTimestamp(2, Timestamp.from(verified.timestamp()));
-            return ps.executeUpdate() > 0;
+        try {
+            return store.record(verified.messageId(), verified.timestamp());
         } catch (SQLException e) {
             throw new IllegalStateException(
-                    "Recording webhook " + verified.messageId() + " in inbox table " + table + " failed: "
+                    "Recording webhook " + verified.messageId() + " in inbox table " + store.table() + " failed: "
                             + e.getMessage(),
                     e);
-        } finally {
-            DataSourceUtils.releaseConnection(c, dataSource);
         }
-    }
-
-    private static String requireIdentifier(String table) {
-        Objects.requireNonNull(table, "table may not be null");
-        if (!IDENTIFIER.matcher(table).matches()) {
-            throw new IllegalArgumentException("inbox table name '" + table + "' is not a plain SQL identifier:"
-                    + " use letters, digits and '_' (optionally schema.table), e.g. 'postbox_inbox'");
-        }
-        return table;
     }
 
     /** A handler's checked exception, rethrown after the inbox transaction rolled back. */
@@ -301,7 +270,7 @@ public final class WebhookInbox {
 
         /** The inbox table, a plain identifier (optionally schema-qualified). Default {@value #DEFAULT_TABLE}. */
         public Builder table(String table) {
-            this.table = requireIdentifier(table);
+            this.table = InboxStore.requireIdentifier(table);
             return this;
         }
 

@@ -1,4 +1,4 @@
-package dev.postbox.http.webhook;
+package dev.postbox.http.inbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -8,8 +8,8 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.postbox.http.WebhookSecret;
-import dev.postbox.http.WebhookSigner;
+import dev.postbox.http.signing.WebhookSecret;
+import dev.postbox.http.signing.WebhookSigner;
 import dev.postbox.testing.TestDatabase;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package dev.postbox.http;
+package dev.postbox.http.ssrf;
 
 import org.jspecify.annotations.Nullable;
 

@@ -1,5 +1,6 @@
-package dev.postbox.http.webhook;
+package dev.postbox.http.inbox;
 
+import dev.postbox.http.webhook.WebhookDeliveryHandler;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.function.Function;

@@ -1,14 +1,14 @@
-package dev.postbox.http;
+package dev.postbox.http.signing;
 
-import static dev.postbox.http.WebhookSigningTest.SPEC_BODY;
-import static dev.postbox.http.WebhookSigningTest.SPEC_ID;
-import static dev.postbox.http.WebhookSigningTest.SPEC_SECRET;
-import static dev.postbox.http.WebhookSigningTest.SPEC_SIGNATURE;
-import static dev.postbox.http.WebhookSigningTest.SPEC_TIMESTAMP;
+import static dev.postbox.http.signing.WebhookSigningTest.SPEC_BODY;
+import static dev.postbox.http.signing.WebhookSigningTest.SPEC_ID;
+import static dev.postbox.http.signing.WebhookSigningTest.SPEC_SECRET;
+import static dev.postbox.http.signing.WebhookSigningTest.SPEC_SIGNATURE;
+import static dev.postbox.http.signing.WebhookSigningTest.SPEC_TIMESTAMP;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.postbox.http.WebhookVerificationException.Reason;
+import dev.postbox.http.signing.WebhookVerificationException.Reason;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package dev.postbox.http.webhook;
+package dev.postbox.http.inbox;
 
 import org.jspecify.annotations.Nullable;
 

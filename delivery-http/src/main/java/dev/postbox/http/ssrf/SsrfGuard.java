@@ -1,5 +1,6 @@
-package dev.postbox.http;
+package dev.postbox.http.ssrf;
 
+import dev.postbox.http.RedactedUrl;
 import dev.postbox.http.internal.AddressClassifier;
 import dev.postbox.http.internal.AddressClassifier.Classification;
 import dev.postbox.http.internal.GuardedDns;

@@ -1,4 +1,4 @@
-package dev.postbox.http;
+package dev.postbox.http.ssrf;
 
 import dev.postbox.http.internal.Cidr;
 import java.net.InetAddress;

@@ -1,4 +1,4 @@
-package dev.postbox.http.webhook;
+package dev.postbox.http.inbox;
 
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;

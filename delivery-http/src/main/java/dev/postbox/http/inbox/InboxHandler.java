@@ -1,4 +1,4 @@
-package dev.postbox.http.webhook;
+package dev.postbox.http.inbox;
 
 /**
  * The receiver's effect of one verified webhook. It runs inside the inbox transaction: its writes

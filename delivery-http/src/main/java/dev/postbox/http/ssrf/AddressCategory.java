@@ -1,4 +1,4 @@
-package dev.postbox.http;
+package dev.postbox.http.ssrf;
 
 /** What kind of destination an IP address is, as far as the {@link SsrfGuard} is concerned. */
 public enum AddressCategory {

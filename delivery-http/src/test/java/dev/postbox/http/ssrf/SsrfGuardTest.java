@@ -1,9 +1,10 @@
-package dev.postbox.http;
+package dev.postbox.http.ssrf;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.postbox.http.RedactedUrl;
 import dev.postbox.http.internal.IpLiterals;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -20,11 +21,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-class SsrfGuardTest {
+public class SsrfGuardTest {
 
     private final SsrfGuard defaults = SsrfGuard.of(SsrfPolicy.ofDefaults());
 
-    static InetAddress ip(String literal) {
+    public static InetAddress ip(String literal) {
         return IpLiterals.parse(literal).orElseThrow(() -> new AssertionError("not a literal: " + literal));
     }
 
@@ -442,7 +443,7 @@ class SsrfGuardTest {
         }
     }
 
-    static Dns fakeDns(Map<String, List<InetAddress>> answers) {
+    public static Dns fakeDns(Map<String, List<InetAddress>> answers) {
         return hostname -> {
             List<InetAddress> answer = answers.get(hostname);
             if (answer == null) {

@@ -1,4 +1,4 @@
-package dev.postbox.http;
+package dev.postbox.http.signing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package dev.postbox.http;
+package dev.postbox.http.signing;
 
 import dev.postbox.http.internal.HmacSha256;
 import java.util.Base64;
