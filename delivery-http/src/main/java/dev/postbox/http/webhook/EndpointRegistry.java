@@ -32,7 +32,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Disabling an endpoint makes its deliveries wait: a delivery claimed while the endpoint is
  * disabled is snoozed (parked) without spending an attempt. {@link #enable} makes the parked jobs due
- * at once and replays the dead letters that died because the endpoint answered 410 Gone.
+ * at once and replays the dead letters that died because the endpoint answered 410 Gone (stored
+ * with the cause {@link #DISABLED_CAUSE}).
+ *
+ * <p>This class holds the endpoint state the delivery path reads (a short-lived cache), sealing,
+ * validation, events and replay; the SQL of {@code outbox_endpoint} is {@link EndpointStore}'s.
  */
 public final class EndpointRegistry {
 

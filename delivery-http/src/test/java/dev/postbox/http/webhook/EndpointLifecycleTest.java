@@ -83,6 +83,56 @@ class EndpointLifecycleTest {
         }
     }
 
+    /**
+     * Enabling replays the endpoint's dead letters by their stored cause, not by their error text: a
+     * dead letter whose error merely mentions the old marker stays, and one of another endpoint with
+     * the cause stays too.
+     */
+    @Test
+    void enableReplaysTheDeadLettersStoredWithTheDisabledCauseAndNoOthers() throws Exception {
+        try (Harness h = new Harness()) {
+            Harness.Node node = h.node();
+            for (String name : List.of("shop", "other")) {
+                node.http()
+                        .endpoints()
+                        .register(Endpoint.builder(name, "https://" + name + ".example.com/hooks")
+                                .secret(WebhookSecret.generate())
+                                .build());
+            }
+            node.http().endpoints().disable("shop", "maintenance");
+            String insert = "INSERT INTO outbox_dead_letter (id, queue, kind, endpoint, payload, priority, attempts,"
+                    + " max_attempts, last_error, cause, created_at) VALUES (?, 'default', '"
+                    + WebhookDeliveryHandler.KIND
+                    + "', ?, '{}'::jsonb, 0, 1, 12, ?, ?, now())";
+            h.tx(c -> {
+                Object[][] rows = {
+                    {9_001L, "shop", "HTTP 410 Gone; endpoint disabled", EndpointRegistry.DISABLED_CAUSE},
+                    {9_002L, "shop", "a receiver echoed [postbox:endpoint-disabled] in a 400", null},
+                    {9_003L, "other", "HTTP 410 Gone; endpoint disabled", EndpointRegistry.DISABLED_CAUSE},
+                };
+                for (Object[] row : rows) {
+                    try (var ps = c.prepareStatement(insert)) {
+                        ps.setLong(1, (Long) row[0]);
+                        ps.setString(2, (String) row[1]);
+                        ps.setString(3, (String) row[2]);
+                        ps.setString(4, (String) row[3]);
+                        ps.executeUpdate();
+                    }
+                }
+            });
+
+            EnableResult enabled = node.http().endpoints().enable("shop");
+
+            assertThat(enabled.replayed()).isOne();
+            assertThat(h.count("SELECT count(*) FROM outbox_job WHERE id = 9001 AND endpoint = 'shop'"))
+                    .as("the dead letter with the cause is back in the queue")
+                    .isOne();
+            assertThat(h.count("SELECT count(*) FROM outbox_dead_letter WHERE id IN (9002, 9003)"))
+                    .as("the text-only one and the other endpoint's stay dead")
+                    .isEqualTo(2);
+        }
+    }
+
     @Test
     void sustainedFailureDisablesWithAnEvent() throws Exception {
         List<Disabled> events = new CopyOnWriteArrayList<>();
