@@ -13,7 +13,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class DeadLetterFilter {
 
-    private static final DeadLetterFilter ALL = new DeadLetterFilter(null, null, null, null, null, null, null, null);
+    private static final DeadLetterFilter ALL =
+            new DeadLetterFilter(null, null, null, null, null, null, null, null, null);
 
     private final @Nullable String queue;
     private final @Nullable String kind;
@@ -23,6 +24,7 @@ public final class DeadLetterFilter {
     private final @Nullable Instant deadTo;
     private final @Nullable String errorFingerprint;
     private final @Nullable List<Long> ids;
+    private final @Nullable String cause;
 
     private DeadLetterFilter(
             @Nullable String queue,
@@ -32,7 +34,8 @@ public final class DeadLetterFilter {
             @Nullable Instant deadFrom,
             @Nullable Instant deadTo,
             @Nullable String errorFingerprint,
-            @Nullable List<Long> ids) {
+            @Nullable List<Long> ids,
+            @Nullable String cause) {
         this.queue = queue;
         this.kind = kind;
         this.endpoint = endpoint;
@@ -41,6 +44,7 @@ public final class DeadLetterFilter {
         this.deadTo = deadTo;
         this.errorFingerprint = errorFingerprint;
         this.ids = ids;
+        this.cause = cause;
     }
 
     /** Every dead letter. */
@@ -49,25 +53,28 @@ public final class DeadLetterFilter {
     }
 
     public DeadLetterFilter queue(@Nullable String queue) {
-        return new DeadLetterFilter(queue, kind, endpoint, errorContains, deadFrom, deadTo, errorFingerprint, ids);
+        return new DeadLetterFilter(
+                queue, kind, endpoint, errorContains, deadFrom, deadTo, errorFingerprint, ids, cause);
     }
 
     public DeadLetterFilter kind(@Nullable String kind) {
-        return new DeadLetterFilter(queue, kind, endpoint, errorContains, deadFrom, deadTo, errorFingerprint, ids);
+        return new DeadLetterFilter(
+                queue, kind, endpoint, errorContains, deadFrom, deadTo, errorFingerprint, ids, cause);
     }
 
     public DeadLetterFilter endpoint(@Nullable String endpoint) {
-        return new DeadLetterFilter(queue, kind, endpoint, errorContains, deadFrom, deadTo, errorFingerprint, ids);
+        return new DeadLetterFilter(
+                queue, kind, endpoint, errorContains, deadFrom, deadTo, errorFingerprint, ids, cause);
     }
 
     /** Dead letters whose last error contains the text (case-insensitive). */
     public DeadLetterFilter errorContains(@Nullable String text) {
-        return new DeadLetterFilter(queue, kind, endpoint, text, deadFrom, deadTo, errorFingerprint, ids);
+        return new DeadLetterFilter(queue, kind, endpoint, text, deadFrom, deadTo, errorFingerprint, ids, cause);
     }
 
     /** Dead-lettered in {@code [from, to)}; either bound may be null. */
     public DeadLetterFilter deadBetween(@Nullable Instant from, @Nullable Instant to) {
-        return new DeadLetterFilter(queue, kind, endpoint, errorContains, from, to, errorFingerprint, ids);
+        return new DeadLetterFilter(queue, kind, endpoint, errorContains, from, to, errorFingerprint, ids, cause);
     }
 
     /**
@@ -75,7 +82,7 @@ public final class DeadLetterFilter {
      * error's first line with UUIDs and long numbers masked) equals this one: one group of failures.
      */
     public DeadLetterFilter errorFingerprint(@Nullable String fingerprint) {
-        return new DeadLetterFilter(queue, kind, endpoint, errorContains, deadFrom, deadTo, fingerprint, ids);
+        return new DeadLetterFilter(queue, kind, endpoint, errorContains, deadFrom, deadTo, fingerprint, ids, cause);
     }
 
     /** Only these dead letters (by job id); null for no restriction, an empty collection matches none. */
@@ -85,7 +92,17 @@ public final class DeadLetterFilter {
             copy = List.copyOf(ids);
             copy.forEach(id -> Objects.requireNonNull(id, "ids may not contain null"));
         }
-        return new DeadLetterFilter(queue, kind, endpoint, errorContains, deadFrom, deadTo, errorFingerprint, copy);
+        return new DeadLetterFilter(
+                queue, kind, endpoint, errorContains, deadFrom, deadTo, errorFingerprint, copy, cause);
+    }
+
+    /**
+     * Dead letters stored with this cause ({@code outbox_dead_letter.cause}: the code of a handler's
+     * {@link JobOutcome.Dead#withCause dead outcome}, e.g. {@code postbox.endpoint-disabled}).
+     */
+    public DeadLetterFilter cause(@Nullable String cause) {
+        return new DeadLetterFilter(
+                queue, kind, endpoint, errorContains, deadFrom, deadTo, errorFingerprint, ids, cause);
     }
 
     public Optional<String> queue() {
@@ -118,5 +135,9 @@ public final class DeadLetterFilter {
 
     public Optional<List<Long>> ids() {
         return Optional.ofNullable(ids);
+    }
+
+    public Optional<String> cause() {
+        return Optional.ofNullable(cause);
     }
 }

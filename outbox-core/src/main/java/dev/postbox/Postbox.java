@@ -5,8 +5,11 @@ import dev.postbox.internal.Engine;
 import dev.postbox.internal.JobStore;
 import dev.postbox.internal.JobWriter;
 import dev.postbox.internal.Require;
+import dev.postbox.internal.RetryPolicies;
 import dev.postbox.internal.WakeUps;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import javax.sql.DataSource;
@@ -22,6 +25,7 @@ import org.springframework.transaction.PlatformTransactionManager;
  * Postbox postbox = Postbox.builder(dataSource)
  *         .handler(HandlerRegistration.of("send-mail", job -> mailer.send(job.payload(Mail.class))))
  *         .handler(HandlerRegistration.of("reserve-stock", this::reserve).transactional())
+ *         .module(http)   // a delivery module: its handlers, installed once the engine is built
  *         .config(PostboxConfig.custom().concurrency(8).build())
  *         .build();
  * postbox.start();
@@ -40,13 +44,8 @@ public final class Postbox implements AutoCloseable {
         JsonCodec codec = b.codec != null ? b.codec : JsonCodec.jackson();
         Map<String, HandlerRegistration> handlers = Map.copyOf(b.handlers);
         this.handlerKinds = Set.copyOf(handlers.keySet());
-        JobWriter writer = new JobWriter(codec, config, kind -> {
-            HandlerRegistration registration = handlers.get(kind);
-            RetryPolicy policy = registration != null && registration.retryPolicy() != null
-                    ? registration.retryPolicy()
-                    : config.retryPolicy();
-            return policy.maxAttempts();
-        });
+        RetryPolicies policies = new RetryPolicies(config.retryPolicy(), handlers);
+        JobWriter writer = new JobWriter(codec, config, policies::maxAttemptsFor);
         WakeUps wakeUps = new WakeUps(b.dataSource, config.notifyInterval(), config.pollInterval());
         this.outbox =
                 new Outbox(b.dataSource, writer, config.transactionMode(), b.listener, wakeUps, b.instrumentation);
@@ -54,7 +53,17 @@ public final class Postbox implements AutoCloseable {
         PlatformTransactionManager tm =
                 b.transactionManager != null ? b.transactionManager : new DataSourceTransactionManager(b.dataSource);
         this.engine = new Engine(
-                b.dataSource, tm, handlers, new JobStore(codec), b.listener, b.instrumentation, config, wakeUps);
+                b.dataSource,
+                tm,
+                handlers,
+                new JobStore(codec),
+                b.listener,
+                b.instrumentation,
+                config,
+                policies,
+                wakeUps);
+        PostboxModule.Context context = new PostboxModule.Context(outbox, admin, config);
+        b.modules.forEach(module -> module.install(context));
     }
 
     public static Builder builder(DataSource dataSource) {
@@ -129,6 +138,7 @@ public final class Postbox implements AutoCloseable {
         private PostboxInstrumentation instrumentation = PostboxInstrumentation.NO_OP;
         private @Nullable PlatformTransactionManager transactionManager;
         private final Map<String, HandlerRegistration> handlers = new LinkedHashMap<>();
+        private final List<PostboxModule> modules = new ArrayList<>();
 
         private Builder(DataSource dataSource) {
             this.dataSource = Require.notNull(dataSource, "dataSource");
@@ -179,6 +189,18 @@ public final class Postbox implements AutoCloseable {
 
         public Builder handler(String kind, JobHandler handler) {
             return handler(HandlerRegistration.of(kind, handler));
+        }
+
+        /**
+         * Adds a module: registers its handlers now, and {@link PostboxModule#install installs} it
+         * with the engine's outbox and admin when {@link #build()} has built the engine.
+         */
+        public Builder module(PostboxModule module) {
+            Require.notNull(module, "module");
+            List<HandlerRegistration> registrations = Require.notNull(module.handlers(), "module.handlers()");
+            registrations.forEach(this::handler);
+            modules.add(module);
+            return this;
         }
 
         public Postbox build() {

@@ -279,7 +279,17 @@ class AttemptAccountingTest extends DatabaseTest {
                 try (var s = c.createStatement()) {
                     s.executeUpdate("UPDATE outbox_job SET lease_until = now() - interval '1 second'");
                 }
-                store.rescue(c, 100, Duration.ofMillis(1), Duration.ofMillis(1), false, true);
+                store.rescue(
+                        c,
+                        100,
+                        new dev.postbox.internal.RetryPolicies(
+                                RetryPolicy.custom()
+                                        .base(Duration.ofMillis(1))
+                                        .cap(Duration.ofMillis(1))
+                                        .build(),
+                                Map.of()),
+                        false,
+                        true);
             }
             assertThat(jdbc.queryForMap("SELECT state, attempts, unstarted_expiries FROM outbox_job WHERE id = ?", id))
                     .containsEntry("state", "pending")
@@ -301,7 +311,17 @@ class AttemptAccountingTest extends DatabaseTest {
             c.setAutoCommit(true);
             store.claim(c, "default", 10, "crasher", Duration.ofMillis(1));
             await().atMost(Duration.ofSeconds(5)).until(() -> {
-                JobStore.Rescued r = store.rescue(c, 100, Duration.ofMillis(1), Duration.ofMillis(1), true, true);
+                JobStore.Rescued r = store.rescue(
+                        c,
+                        100,
+                        new dev.postbox.internal.RetryPolicies(
+                                RetryPolicy.custom()
+                                        .base(Duration.ofMillis(1))
+                                        .cap(Duration.ofMillis(1))
+                                        .build(),
+                                Map.of()),
+                        true,
+                        true);
                 return r.retried() == 1;
             });
         }

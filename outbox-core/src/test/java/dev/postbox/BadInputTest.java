@@ -3,10 +3,8 @@ package dev.postbox;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.postbox.internal.AttemptDetails;
 import java.time.Duration;
 import java.util.Map;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /** Issue 12 items 3 and 4: NUL characters and over-long keys and names get clear errors, nothing is lost. */
@@ -122,9 +120,9 @@ class BadInputTest extends DatabaseTest {
     /** A handler error or response excerpt with NUL is still recorded: the outcome is not lost, the budget holds. */
     @Test
     void nulInAnAttemptsErrorOrDetailIsReplacedAndTheOutcomeRecorded() {
-        Postbox postbox = engine(job -> {
-            throw new Answer();
-        });
+        // A receiver's 4xx whose body holds NUL, answered as a retry with details.
+        Postbox postbox = engine((OutcomeHandler) job -> JobOutcome.retry("bad\0answer")
+                .withDetails(new JobOutcome.Details(400, "{\"body\":\"body\\u0000text\"}")));
         long id = enqueueCommitted(postbox.outbox(), JobRequest.of("work", Map.of()))
                 .jobId();
         for (int i = 0; i < 10 && count("SELECT count(*) FROM outbox_job") > 0; i++) {
@@ -139,22 +137,5 @@ class BadInputTest extends DatabaseTest {
                         id))
                 .hasSize(2)
                 .allSatisfy(line -> assertThat(line).contains("bad\uFFFDanswer").contains("body\uFFFDtext"));
-    }
-
-    /** A receiver's 4xx whose body holds NUL. */
-    private static final class Answer extends RuntimeException implements AttemptDetails {
-        Answer() {
-            super("bad\0answer");
-        }
-
-        @Override
-        public @Nullable Integer statusCode() {
-            return 400;
-        }
-
-        @Override
-        public @Nullable String detailJson() {
-            return "{\"body\":\"body\\u0000text\"}";
-        }
     }
 }

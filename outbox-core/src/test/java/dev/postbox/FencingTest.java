@@ -78,7 +78,17 @@ class FencingTest extends DatabaseTest {
             try (var s = c.createStatement()) {
                 s.executeUpdate("UPDATE outbox_job SET lease_until = now() - interval '1 second' WHERE id = " + id);
             }
-            JobStore.Rescued rescued = store.rescue(c, 100, Duration.ofMillis(1), Duration.ofMillis(1), false, true);
+            JobStore.Rescued rescued = store.rescue(
+                    c,
+                    100,
+                    new dev.postbox.internal.RetryPolicies(
+                            RetryPolicy.custom()
+                                    .base(Duration.ofMillis(1))
+                                    .cap(Duration.ofMillis(1))
+                                    .build(),
+                            Map.of()),
+                    false,
+                    true);
             // No start mark was written for the hung worker's attempt (no start-mark tick ran), so
             // the rescuer refunds it and the job is back in line at once.
             assertThat(rescued.returned()).isEqualTo(1);
@@ -120,7 +130,9 @@ class FencingTest extends DatabaseTest {
                     .as("fail")
                     .isFalse();
             assertThat(snapshot(id)).isEqualTo(before);
-            assertThat(store.dead(c, stale, attempt, true)).as("dead-letter").isFalse();
+            assertThat(store.dead(c, stale, attempt, null, true))
+                    .as("dead-letter")
+                    .isFalse();
             assertThat(snapshot(id)).isEqualTo(before);
             assertThat(store.heartbeat(c, List.of(stale), Duration.ofHours(1)))
                     .as("heartbeat: the stale claim is reported lost")

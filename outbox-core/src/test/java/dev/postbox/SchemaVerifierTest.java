@@ -75,7 +75,7 @@ class SchemaVerifierTest {
                     .doesNotContain("outbox_job");
 
             // The installer takes over: it records what it found and applies only the rest.
-            assertThat(new SchemaInstaller(ds).install()).containsExactly(3, 4, 5, 6, 7, 8);
+            assertThat(new SchemaInstaller(ds).install()).containsExactly(3, 4, 5, 6, 7, 8, 9);
             assertThat(jdbc.queryForList(
                             "SELECT description FROM outbox_schema_version ORDER BY version", String.class))
                     .containsExactly(
@@ -86,7 +86,8 @@ class SchemaVerifierTest {
                             "rate bucket line",
                             "console indexes",
                             "notify after commit",
-                            "installation id");
+                            "installation id",
+                            "dead letter cause");
             assertThat(verifier.missingMigrations()).isEmpty();
             assertThat(verifier.missingObjects()).isEmpty();
             assertThat(verifier.installedVersion())

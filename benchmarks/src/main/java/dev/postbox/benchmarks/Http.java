@@ -8,9 +8,9 @@ import dev.postbox.PostboxConfig;
 import dev.postbox.PostboxListener;
 import dev.postbox.http.AesGcmSecretCipher;
 import dev.postbox.http.HttpDelivery;
-import dev.postbox.http.SsrfPolicy;
-import dev.postbox.http.WebhookSecret;
-import dev.postbox.http.WebhookVerifier;
+import dev.postbox.http.signing.WebhookSecret;
+import dev.postbox.http.signing.WebhookVerifier;
+import dev.postbox.http.ssrf.SsrfPolicy;
 import dev.postbox.http.webhook.Endpoint;
 import dev.postbox.http.webhook.HttpDeliveryModule;
 import java.sql.Connection;
@@ -23,7 +23,6 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import okhttp3.ConnectionPool;
 import okhttp3.OkHttpClient;
 import org.HdrHistogram.Histogram;
@@ -122,8 +121,7 @@ final class Http {
                         SsrfPolicy.custom().allowList(List.of("127.0.0.1/32")).build())
                 .baseClient(base)
                 .build();
-        AtomicReference<Postbox> engine = new AtomicReference<>();
-        HttpDeliveryModule http = HttpDeliveryModule.builder(ds, engine::get)
+        HttpDeliveryModule http = HttpDeliveryModule.builder(ds)
                 .delivery(delivery)
                 .secretCipher(AesGcmSecretCipher.of(Map.of("bench", AesGcmSecretCipher.generateKey()), "bench"))
                 .build();
@@ -152,9 +150,11 @@ final class Http {
                 failed.incrementAndGet();
             }
         };
-        Postbox postbox = http.installInto(Postbox.builder(ds).config(config).listener(listener))
+        Postbox postbox = Postbox.builder(ds)
+                .config(config)
+                .listener(listener)
+                .module(http)
                 .build();
-        engine.set(postbox);
         try {
             http.endpoints()
                     .register(Endpoint.builder(ENDPOINT, url).secret(secret).build());

@@ -2,7 +2,7 @@ package dev.postbox.chaos;
 
 import dev.postbox.http.AesGcmSecretCipher;
 import dev.postbox.http.EndpointTimeouts;
-import dev.postbox.http.WebhookSecret;
+import dev.postbox.http.signing.WebhookSecret;
 import dev.postbox.http.webhook.Endpoint;
 import dev.postbox.http.webhook.EndpointRegistry;
 import java.util.ArrayList;

@@ -11,8 +11,8 @@ import dev.postbox.chaos.fleet.WorkerJvm;
 import dev.postbox.chaos.fleet.WorkerLogs;
 import dev.postbox.chaos.fleet.WorkerSlot;
 import dev.postbox.http.HttpDelivery;
-import dev.postbox.http.SsrfPolicy;
-import dev.postbox.http.WebhookSecret;
+import dev.postbox.http.signing.WebhookSecret;
+import dev.postbox.http.ssrf.SsrfPolicy;
 import dev.postbox.http.webhook.HttpDeliveryModule;
 import dev.postbox.testing.TestDatabase;
 import java.nio.file.Path;
@@ -26,7 +26,6 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -91,14 +90,13 @@ public final class ChaosRun {
     private ChaosResult run(RunDatabase db, HikariDataSource ds, HikariDataSource receiverDs, OwnedPostgres owned)
             throws Exception {
         Map<String, WebhookSecret> secrets = ChaosEndpoints.newSecrets();
-        AtomicReference<Postbox> engine = new AtomicReference<>();
         try (Receiver receiver = new Receiver(
                         receiverDs,
                         config.receiver(),
                         random.nextLong(),
                         secrets,
                         java.util.Set.of(ChaosEndpoints.RX_LIMITED));
-                HttpDeliveryModule http = HttpDeliveryModule.builder(ds, engine::get)
+                HttpDeliveryModule http = HttpDeliveryModule.builder(ds)
                         .secretCipher(ChaosEndpoints.CIPHER)
                         .delivery(HttpDelivery.builder()
                                 .ssrfPolicy(SsrfPolicy.custom()
@@ -108,8 +106,7 @@ public final class ChaosRun {
                         .build()) {
             ChaosEndpoints.register(http.endpoints(), receiver, secrets);
             // The producer's side of Postbox and delivery-http; never started.
-            Postbox postbox = http.installInto(Postbox.builder(ds)).build();
-            engine.set(postbox);
+            Postbox postbox = Postbox.builder(ds).module(http).build();
             Path logDir = config.reportDir().resolve(config.name() + "-workers");
             WorkerJvm jvm = WorkerJvm.forTestClasses(config.reportDir());
             if (Boolean.parseBoolean(System.getProperty("chaos.classArchive", "true"))) {

@@ -2,10 +2,10 @@ package dev.postbox.chaos;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import dev.postbox.http.VerifiedWebhook;
-import dev.postbox.http.WebhookSecret;
-import dev.postbox.http.WebhookVerificationException;
-import dev.postbox.http.WebhookVerifier;
+import dev.postbox.http.signing.VerifiedWebhook;
+import dev.postbox.http.signing.WebhookSecret;
+import dev.postbox.http.signing.WebhookVerificationException;
+import dev.postbox.http.signing.WebhookVerifier;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;

@@ -3,23 +3,24 @@ package dev.postbox.chaos;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.HandlerRegistration;
+import dev.postbox.JobOutcome;
 import dev.postbox.JsonCodec;
 import dev.postbox.Outbox;
-import dev.postbox.Postbox;
+import dev.postbox.OutcomeHandler;
 import dev.postbox.PostboxListener;
+import dev.postbox.PostboxModule;
 import dev.postbox.RetryPolicy;
 import dev.postbox.cron.ScheduleMaterializer;
 import dev.postbox.http.HttpDelivery;
-import dev.postbox.http.SsrfPolicy;
+import dev.postbox.http.ssrf.SsrfPolicy;
 import dev.postbox.http.webhook.HttpDeliveryModule;
 import dev.postbox.spring.OutboxHandler;
-import dev.postbox.spring.PostboxCustomizer;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -31,8 +32,8 @@ import org.springframework.context.annotation.Configuration;
 /**
  * One chaos worker process: a minimal Spring Boot application (no web server) built from {@code
  * postbox-spring-boot-starter}, with the harness's handlers as {@link OutboxHandler} methods
- * ({@link ChaosHandlers}), {@code postbox-delivery-http} installed through a {@link
- * PostboxCustomizer}, and the cron materialiser. The driver starts it with {@code java -cp <test
+ * ({@link ChaosHandlers}), {@code postbox-delivery-http} added as a {@link PostboxModule} bean
+ * ({@link ChaosHttp}), and the cron materialiser. The driver starts it with {@code java -cp <test
  * classpath>} and kills, stops and disconnects it at will.
  *
  * <p>Engine settings come from {@code postbox.*} properties (set below from the driver's {@code
@@ -72,7 +73,7 @@ public class WorkerMain {
         p.put("spring.main.log-startup-info", "false");
         p.put("spring.jmx.enabled", "false");
         p.put("postbox.schema.initialize", "never");
-        // delivery-http is installed by chaosHttpInstaller below; the starter's own HTTP
+        // delivery-http is installed by the chaosHttp module below; the starter's own HTTP
         // auto-configuration (when the starter has it) backs off so the handlers exist once.
         p.put("postbox.http.enabled", "false");
         p.put("postbox.worker.id", workerId);
@@ -162,11 +163,11 @@ public class WorkerMain {
 
     /**
      * delivery-http on the engine's DataSource; endpoints are registered by the driver (allow-list
-     * 127.0.0.1/32: the receiver listens on loopback).
+     * 127.0.0.1/32: the receiver listens on loopback). Not a bean itself: the starter would add it to
+     * the engine as it is, and the engine gets it wrapped in crash points ({@link ChaosHttp}).
      */
-    @Bean(destroyMethod = "close")
-    HttpDeliveryModule chaosHttpDelivery(DataSource dataSource, ObjectProvider<Postbox> postbox, JsonCodec codec) {
-        return HttpDeliveryModule.builder(dataSource, postbox::getObject)
+    static HttpDeliveryModule chaosHttpDelivery(DataSource dataSource, JsonCodec codec) {
+        return HttpDeliveryModule.builder(dataSource)
                 .codec(codec)
                 .secretCipher(ChaosEndpoints.CIPHER)
                 .delivery(HttpDelivery.builder()
@@ -181,23 +182,48 @@ public class WorkerMain {
                 .build();
     }
 
-    /** Installs the webhook delivery and fan-out handlers, with the markers and crash points around them. */
-    @Bean
-    PostboxCustomizer chaosHttpInstaller(HttpDeliveryModule http, CrashPoints crash) {
-        return new PostboxCustomizer() {
-            @Override
-            public void customizePostbox(Postbox.Builder builder) {
-                for (HandlerRegistration r : http.registrations()) {
-                    builder.handler(HandlerRegistration.of(r.kind(), job -> {
+    /** The webhook delivery and fan-out handlers, with the markers and crash points around them. */
+    @Bean(destroyMethod = "close")
+    ChaosHttp chaosHttp(DataSource dataSource, JsonCodec codec, CrashPoints crash) {
+        return new ChaosHttp(chaosHttpDelivery(dataSource, codec), crash);
+    }
+
+    /** delivery-http as the engine's module, each handler wrapped in the crash points. */
+    static final class ChaosHttp implements PostboxModule, AutoCloseable {
+
+        private final HttpDeliveryModule http;
+        private final CrashPoints crash;
+
+        ChaosHttp(HttpDeliveryModule http, CrashPoints crash) {
+            this.http = http;
+            this.crash = crash;
+        }
+
+        @Override
+        public List<HandlerRegistration> handlers() {
+            return http.handlers().stream()
+                    .map(r -> HandlerRegistration.of(r.kind(), (OutcomeHandler) job -> {
                                 crash.started(job);
-                                r.handler().handle(job);
-                                crash.afterHandler(job);
+                                JobOutcome outcome = r.handler().attempt(job);
+                                if (outcome instanceof JobOutcome.Done) {
+                                    crash.afterHandler(job);
+                                }
+                                return outcome;
                             })
                             .transactional(r.isTransactional())
-                            .retryPolicy(r.retryPolicy()));
-                }
-            }
-        };
+                            .retryPolicy(r.retryPolicy()))
+                    .toList();
+        }
+
+        @Override
+        public void install(Context context) {
+            http.install(context);
+        }
+
+        @Override
+        public void close() {
+            http.close();
+        }
     }
 
     @Bean

@@ -1,6 +1,6 @@
 package dev.postbox.console;
 
-import dev.postbox.http.WebhookSecret;
+import dev.postbox.http.signing.WebhookSecret;
 import dev.postbox.http.webhook.Endpoint;
 import dev.postbox.http.webhook.EndpointRegistry;
 import javax.sql.DataSource;

@@ -3,12 +3,13 @@ package dev.postbox.amqp;
 import com.rabbitmq.client.ConnectionFactory;
 import dev.postbox.HandlerRegistration;
 import dev.postbox.JobRequest;
-import dev.postbox.Postbox;
+import dev.postbox.PostboxModule;
 import dev.postbox.RetryPolicy;
 import dev.postbox.amqp.internal.AmqpPublishHandler;
 import dev.postbox.amqp.internal.ConfirmedPublisher;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -29,12 +30,12 @@ import org.jspecify.annotations.Nullable;
  * AmqpRelay relay = AmqpRelay.builder(connectionFactory)
  *         .destination(AmqpDestination.of("orders", "orders.exchange", "order.created"))
  *         .build();
- * Postbox postbox = relay.installInto(Postbox.builder(dataSource)).build();
+ * Postbox postbox = Postbox.builder(dataSource).module(relay).build();
  * // in the business transaction:
  * postbox.outbox().enqueue(relay.message("orders", orderCreated, "order-4711-created"));
  * }</pre>
  */
-public final class AmqpRelay implements AutoCloseable {
+public final class AmqpRelay implements PostboxModule, AutoCloseable {
 
     /** The job kind of relay messages. */
     public static final String KIND = "postbox.amqp";
@@ -100,9 +101,10 @@ public final class AmqpRelay implements AutoCloseable {
         return HandlerRegistration.of(KIND, handler).retryPolicy(retryPolicy);
     }
 
-    /** Adds the relay's handler to the engine builder and returns it. */
-    public Postbox.Builder installInto(Postbox.Builder builder) {
-        return builder.handler(registration());
+    /** The relay's handler, for {@link dev.postbox.Postbox.Builder#module}. */
+    @Override
+    public List<HandlerRegistration> handlers() {
+        return List.of(registration());
     }
 
     /** The configured destinations, by name. */

@@ -140,7 +140,7 @@ class AmqpRelayTest {
     @Test
     void aCommittedMessageIsPublishedConfirmedAndPersistentWithItsKeyAsMessageId() throws Exception {
         AmqpRelay relay = relay(b -> b);
-        Postbox postbox = start(relay.installInto(Postbox.builder(db)));
+        Postbox postbox = start(Postbox.builder(db).module(relay));
 
         commit(
                 postbox,
@@ -171,7 +171,7 @@ class AmqpRelayTest {
     @Test
     void aRolledBackMessageIsNeverPublished() throws Exception {
         AmqpRelay relay = relay(b -> b);
-        Postbox postbox = start(relay.installInto(Postbox.builder(db)));
+        Postbox postbox = start(Postbox.builder(db).module(relay));
 
         try (java.sql.Connection c = db.getConnection()) {
             c.setAutoCommit(false);
@@ -191,7 +191,7 @@ class AmqpRelayTest {
     @Test
     void anUnroutableMessageFailsWithTheBrokersReasonUntilAQueueIsBound() throws Exception {
         AmqpRelay relay = relay(b -> b);
-        Postbox postbox = start(relay.installInto(Postbox.builder(db)));
+        Postbox postbox = start(Postbox.builder(db).module(relay));
 
         commit(postbox, relay.message("unrouted", Map.of("n", 1), "unrouted-1"));
 
@@ -218,7 +218,7 @@ class AmqpRelayTest {
                 .cap(Duration.ofMillis(100))
                 .maxAttempts(3)
                 .build()));
-        Postbox postbox = start(relay.installInto(Postbox.builder(db)));
+        Postbox postbox = start(Postbox.builder(db).module(relay));
 
         commit(postbox, relay.message("missing", Map.of("n", 1), "missing-1"));
         await().atMost(Duration.ofSeconds(20)).until(() -> count("SELECT count(*) FROM outbox_dead_letter") == 1);

@@ -1,6 +1,7 @@
 package dev.postbox.http;
 
 import dev.postbox.http.internal.HeaderRules;
+import dev.postbox.http.signing.WebhookSigner;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Locale;

@@ -3,8 +3,8 @@
  * behind an SSRF guard.
  *
  * <p>Start with {@link dev.postbox.http.HttpDelivery} (send one attempt), {@link
- * dev.postbox.http.SsrfGuard} (validate endpoint URLs at enqueue time) and {@link
- * dev.postbox.http.WebhookVerifier} (the receiving side).
+ * dev.postbox.http.ssrf.SsrfGuard} (validate endpoint URLs at enqueue time) and {@link
+ * dev.postbox.http.signing.WebhookVerifier} (the receiving side).
  */
 @NullMarked
 package dev.postbox.http;

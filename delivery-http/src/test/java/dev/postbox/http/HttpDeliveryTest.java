@@ -1,11 +1,18 @@
 package dev.postbox.http;
 
-import static dev.postbox.http.SsrfGuardTest.fakeDns;
-import static dev.postbox.http.SsrfGuardTest.ip;
+import static dev.postbox.http.ssrf.SsrfGuardTest.fakeDns;
+import static dev.postbox.http.ssrf.SsrfGuardTest.ip;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.postbox.http.internal.IoFailures;
+import dev.postbox.http.signing.VerifiedWebhook;
+import dev.postbox.http.signing.WebhookSecret;
+import dev.postbox.http.signing.WebhookSigner;
+import dev.postbox.http.signing.WebhookVerifier;
+import dev.postbox.http.ssrf.AddressCategory;
+import dev.postbox.http.ssrf.SsrfGuard;
+import dev.postbox.http.ssrf.SsrfPolicy;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;

@@ -2,12 +2,13 @@ package dev.postbox.nats;
 
 import dev.postbox.HandlerRegistration;
 import dev.postbox.JobRequest;
-import dev.postbox.Postbox;
+import dev.postbox.PostboxModule;
 import dev.postbox.RetryPolicy;
 import dev.postbox.nats.internal.JetStreamPublishHandler;
 import io.nats.client.Options;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -28,12 +29,12 @@ import org.jspecify.annotations.Nullable;
  * NatsRelay relay = NatsRelay.builder(Options.builder().server("nats://127.0.0.1:4222").build())
  *         .destination(NatsDestination.of("orders", "orders.created", "ORDERS"))
  *         .build();
- * Postbox postbox = relay.installInto(Postbox.builder(dataSource)).build();
+ * Postbox postbox = Postbox.builder(dataSource).module(relay).build();
  * // in the business transaction:
  * postbox.outbox().enqueue(relay.message("orders", orderCreated, "order-4711-created"));
  * }</pre>
  */
-public final class NatsRelay implements AutoCloseable {
+public final class NatsRelay implements PostboxModule, AutoCloseable {
 
     /** The job kind of relay messages. */
     public static final String KIND = "postbox.nats";
@@ -97,9 +98,10 @@ public final class NatsRelay implements AutoCloseable {
         return HandlerRegistration.of(KIND, handler).retryPolicy(retryPolicy);
     }
 
-    /** Adds the relay's handler to the engine builder and returns it. */
-    public Postbox.Builder installInto(Postbox.Builder builder) {
-        return builder.handler(registration());
+    /** The relay's handler, for {@link dev.postbox.Postbox.Builder#module}. */
+    @Override
+    public List<HandlerRegistration> handlers() {
+        return List.of(registration());
     }
 
     /** The configured destinations, by name. */

@@ -146,7 +146,7 @@ class NatsRelayTest {
     @Test
     void aCommittedMessageIsStoredWithItsKeyAsNatsMsgId() throws Exception {
         NatsRelay relay = relay(b -> b);
-        Postbox postbox = start(relay.installInto(Postbox.builder(db)));
+        Postbox postbox = start(Postbox.builder(db).module(relay));
 
         commit(
                 postbox,
@@ -168,7 +168,7 @@ class NatsRelayTest {
     @Test
     void aRolledBackMessageIsNeverPublished() throws Exception {
         NatsRelay relay = relay(b -> b);
-        Postbox postbox = start(relay.installInto(Postbox.builder(db)));
+        Postbox postbox = start(Postbox.builder(db).module(relay));
 
         try (java.sql.Connection c = db.getConnection()) {
             c.setAutoCommit(false);
@@ -215,7 +215,7 @@ class NatsRelayTest {
     @Test
     void aSubjectNoStreamCapturesFailsWithTheReasonUntilAStreamDoes() throws Exception {
         NatsRelay relay = relay(b -> b);
-        Postbox postbox = start(relay.installInto(Postbox.builder(db)));
+        Postbox postbox = start(Postbox.builder(db).module(relay));
 
         commit(postbox, relay.message("unstored", Map.of("n", 1), "unstored-1"));
 
@@ -238,7 +238,7 @@ class NatsRelayTest {
                 .cap(Duration.ofMillis(100))
                 .maxAttempts(2)
                 .build()));
-        Postbox postbox = start(relay.installInto(Postbox.builder(db)));
+        Postbox postbox = start(Postbox.builder(db).module(relay));
 
         commit(postbox, relay.message("wrong-stream", Map.of("n", 1), "wrong-1"));
 

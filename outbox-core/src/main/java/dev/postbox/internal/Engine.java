@@ -62,6 +62,7 @@ public final class Engine {
             PostboxListener listener,
             PostboxInstrumentation instrumentation,
             PostboxConfig config,
+            RetryPolicies policies,
             WakeUps wakeUps) {
         this.dataSource = dataSource;
         this.wakeUps = wakeUps;
@@ -87,8 +88,9 @@ public final class Engine {
                 inFlight,
                 listener,
                 instrumentation,
-                config);
-        this.rescuer = new Rescuer(dataSource, store, listener, config);
+                config,
+                policies);
+        this.rescuer = new Rescuer(dataSource, store, listener, config, policies);
         inFlight.onRelease(dispatcher::released);
     }
 

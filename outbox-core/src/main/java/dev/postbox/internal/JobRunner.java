@@ -3,14 +3,11 @@ package dev.postbox.internal;
 import dev.postbox.AttemptLogLevel;
 import dev.postbox.HandlerRegistration;
 import dev.postbox.Job;
-import dev.postbox.PermanentJobFailure;
+import dev.postbox.JobOutcome;
 import dev.postbox.PostboxConfig;
 import dev.postbox.PostboxInstrumentation;
 import dev.postbox.PostboxInstrumentation.AttemptOutcome;
 import dev.postbox.PostboxListener;
-import dev.postbox.RetryJobAfter;
-import dev.postbox.RetryPolicy;
-import dev.postbox.SnoozeJob;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -51,6 +48,7 @@ public final class JobRunner {
     private final AttemptLogger attempts;
     private final long startMarginNanos;
     private final FailureBackoff writeFailures;
+    private final RetryPolicies policies;
 
     JobRunner(
             Map<String, HandlerRegistration> handlers,
@@ -61,8 +59,10 @@ public final class JobRunner {
             InFlight inFlight,
             PostboxListener listener,
             PostboxInstrumentation instrumentation,
-            PostboxConfig config) {
+            PostboxConfig config,
+            RetryPolicies policies) {
         this.handlers = handlers;
+        this.policies = policies;
         this.dataSource = dataSource;
         this.transactions = transactions;
         this.store = store;
@@ -212,30 +212,44 @@ public final class JobRunner {
         Throwable error = null;
         try {
             if (registration.isTransactional()) {
-                transactions.executeWithoutResult(status -> {
+                JobOutcome result = transactions.execute(status -> {
+                    JobOutcome answer;
                     try {
                         claimed.enteringHandler();
-                        registration.handler().handle(job);
+                        answer = answer(registration, job);
                     } catch (RuntimeException e) {
                         throw e;
                     } catch (Exception e) {
                         throw new HandlerFailure(e);
                     }
-                    completeInTransaction(claimed, millisSince(start));
+                    if (answer instanceof JobOutcome.Done) {
+                        completeInTransaction(claimed, millisSince(start));
+                    } else {
+                        status.setRollbackOnly(); // the job does not complete: neither do the handler's writes
+                    }
+                    return answer;
                 });
-                inFlight.remove(claimed);
-                outcome = AttemptOutcome.SUCCESS;
-                Duration took = Duration.ofMillis(millisSince(start));
-                attempts.log(job, "done", took, null);
-                listener.completed(job, took);
+                if (result instanceof JobOutcome.Done) {
+                    inFlight.remove(claimed);
+                    outcome = AttemptOutcome.SUCCESS;
+                    Duration took = Duration.ofMillis(millisSince(start));
+                    attempts.log(job, "done", took, null);
+                    listener.completed(job, took);
+                } else {
+                    outcome = record(claimed, result, null, start);
+                }
             } else {
                 claimed.enteringHandler();
-                registration.handler().handle(job);
+                JobOutcome result = answer(registration, job);
                 claimed.handlerDone();
-                outcome = AttemptOutcome.SUCCESS;
-                long took = millisSince(start);
-                attempts.log(job, "done", Duration.ofMillis(took), null);
-                completions.add(claimed, took);
+                if (result instanceof JobOutcome.Done) {
+                    outcome = AttemptOutcome.SUCCESS;
+                    long took = millisSince(start);
+                    attempts.log(job, "done", Duration.ofMillis(took), null);
+                    completions.add(claimed, took);
+                } else {
+                    outcome = record(claimed, result, null, start);
+                }
             }
         } catch (StaleLeaseException e) {
             outcome = AttemptOutcome.LEASE_LOST;
@@ -247,14 +261,24 @@ public final class JobRunner {
             listener.staleToken(job.id(), "complete");
         } catch (HandlerFailure e) {
             error = e.getCause();
-            outcome = failed(claimed, registration, e.getCause(), start);
+            outcome = record(claimed, Outcomes.of(e.getCause()), e.getCause(), start);
         } catch (Exception | Error e) {
             error = e;
-            outcome = failed(claimed, registration, e, start);
+            outcome = record(claimed, Outcomes.of(e), e, start);
         } finally {
             claimed.handlerDone(); // its outcome is written (or given up): no start mark needed
             instrumentation.ended(observed, job, outcome, error);
         }
+    }
+
+    /** The handler's answer to this attempt; a handler that answers nothing has a bug, and the attempt fails. */
+    private static JobOutcome answer(HandlerRegistration registration, Job job) throws Exception {
+        JobOutcome answer = registration.handler().attempt(job);
+        if (answer == null) {
+            throw new IllegalStateException("the handler of kind '" + job.kind() + "' answered no outcome (null):"
+                    + " return JobOutcome.done() for success");
+        }
+        return answer;
     }
 
     private void completeInTransaction(ClaimedJob claimed, long durationMillis) {
@@ -275,51 +299,42 @@ public final class JobRunner {
         }
     }
 
-    /** Writes a failed attempt's outcome; returns it ({@code UNRECORDED} when the write failed). */
-    private AttemptOutcome failed(ClaimedJob claimed, HandlerRegistration registration, Throwable error, long start) {
+    /**
+     * Writes the outcome of an attempt that did not complete the job: snoozed, dead-lettered (a dead
+     * outcome, or a retry on the job's last attempt), or retried after the delay {@link
+     * RetryPolicies} decides. Returns what became of it ({@code UNRECORDED} when the write failed).
+     *
+     * @param thrown what the handler threw, or null when it answered the outcome
+     */
+    private AttemptOutcome record(ClaimedJob claimed, JobOutcome result, @Nullable Throwable thrown, long start) {
         Job job = claimed.job();
         long took = millisSince(start);
-        RetryPolicy policy = registration.retryPolicy() != null ? registration.retryPolicy() : config.retryPolicy();
         try {
-            if (error instanceof SnoozeJob snooze) {
-                snooze(claimed, snooze.delay(), snooze.getMessage());
+            if (result instanceof JobOutcome.Snooze snooze) {
+                snooze(claimed, snooze.delay(), snooze.reason());
                 return AttemptOutcome.SNOOZED;
             }
-            String message = describe(error);
-            JobStore.AttemptRecord attempt = attemptRecord(error, message, took);
             boolean logFailures = config.attemptLog() != AttemptLogLevel.NONE;
-            boolean permanent = error instanceof PermanentJobFailure;
-            // The budget is the job's own (set at enqueue from its request or its kind's policy).
-            boolean budgetSpent = job.isLastAttempt();
-            if (permanent || budgetSpent) {
-                String reason =
-                        permanent ? message : "attempt " + job.attempt() + " of " + job.maxAttempts() + ": " + message;
-                boolean written;
-                try (Connection c = dataSource.getConnection()) {
-                    c.setAutoCommit(true);
-                    written = store.dead(c, claimed, attempt, logFailures);
-                }
-                writeFailures.succeeded();
-                attempts.log(job, "dead", Duration.ofMillis(took), message);
-                if (written) {
-                    listener.dead(job, reason);
-                    return AttemptOutcome.DEAD;
-                }
-                listener.staleToken(job.id(), "dead");
-                return AttemptOutcome.LEASE_LOST;
+            if (result instanceof JobOutcome.Dead dead) {
+                return dead(claimed, dead.reason(), dead.reason(), dead.cause(), dead.details(), took, logFailures);
             }
-            Duration delay = error instanceof RetryJobAfter retryAfter
-                    ? policy.clamp(retryAfter.delay())
-                    : policy.delayAfter(job.attempt(), ThreadLocalRandom.current());
+            JobOutcome.Retry retry = (JobOutcome.Retry) result;
+            // The budget is the job's own (set at enqueue from its request or its kind's policy).
+            if (job.isLastAttempt()) {
+                String reason = "attempt " + job.attempt() + " of " + job.maxAttempts() + ": " + retry.reason();
+                return dead(claimed, retry.reason(), reason, null, retry.details(), took, logFailures);
+            }
+            Duration delay = policies.delay(job, retry, ThreadLocalRandom.current());
             boolean written;
             try (Connection c = dataSource.getConnection()) {
                 c.setAutoCommit(true);
-                written = store.retry(c, claimed, delay, attempt, logFailures);
+                written = store.retry(
+                        c, claimed, delay, attemptRecord(retry.reason(), retry.details(), took), logFailures);
             }
             writeFailures.succeeded();
-            attempts.log(job, "retry", Duration.ofMillis(took), message);
+            attempts.log(job, "retry", Duration.ofMillis(took), retry.reason());
             if (written) {
-                listener.failed(job, error, delay);
+                listener.failed(job, thrown != null ? thrown : new AnsweredFailure(retry.reason()), delay);
                 return AttemptOutcome.RETRY;
             }
             listener.staleToken(job.id(), "fail");
@@ -332,11 +347,33 @@ public final class JobRunner {
         }
     }
 
-    private JobStore.AttemptRecord attemptRecord(Throwable error, String message, long took) {
-        if (error instanceof AttemptDetails details) {
-            return new JobStore.AttemptRecord(workerId, message, took, details.statusCode(), details.detailJson());
+    private AttemptOutcome dead(
+            ClaimedJob claimed,
+            String message,
+            String reason,
+            @Nullable String cause,
+            JobOutcome.Details details,
+            long took,
+            boolean logFailures)
+            throws SQLException {
+        Job job = claimed.job();
+        boolean written;
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            written = store.dead(c, claimed, attemptRecord(message, details, took), cause, logFailures);
         }
-        return new JobStore.AttemptRecord(workerId, message, took, null, null);
+        writeFailures.succeeded();
+        attempts.log(job, "dead", Duration.ofMillis(took), message);
+        if (written) {
+            listener.dead(job, reason);
+            return AttemptOutcome.DEAD;
+        }
+        listener.staleToken(job.id(), "dead");
+        return AttemptOutcome.LEASE_LOST;
+    }
+
+    private JobStore.AttemptRecord attemptRecord(String message, JobOutcome.Details details, long took) {
+        return new JobStore.AttemptRecord(workerId, message, took, details.statusCode(), details.json());
     }
 
     private void snooze(ClaimedJob claimed, Duration delay, String reason) throws SQLException {
@@ -390,13 +427,18 @@ public final class JobRunner {
         }
     }
 
-    private static String describe(Throwable error) {
-        String message = error.getMessage();
-        return error.getClass().getName() + (message == null ? "" : ": " + message);
-    }
-
     private static long millisSince(long startNanos) {
         return (System.nanoTime() - startNanos) / 1_000_000;
+    }
+
+    /**
+     * What {@link PostboxListener#failed} is told for a retry the handler answered as a value (it
+     * threw nothing): the reason, without a stack trace.
+     */
+    static final class AnsweredFailure extends RuntimeException {
+        AnsweredFailure(String reason) {
+            super(reason, null, false, false);
+        }
     }
 
     /** Carries a checked handler exception out of the transaction callback. */

@@ -129,8 +129,8 @@ public final class JobStore {
 
     private static final String DEAD = "WITH d AS (DELETE FROM outbox_job"
             + "   WHERE id = ? AND lease_token = ? RETURNING *),"
-            + " dl AS (INSERT INTO outbox_dead_letter (" + DEAD_COLUMNS + ")"
-            + "   SELECT " + COPY_COLUMNS + ", attempts, max_attempts, ?, created_at, started_at, now() FROM d),"
+            + " dl AS (INSERT INTO outbox_dead_letter (" + DEAD_COLUMNS + ", cause)"
+            + "   SELECT " + COPY_COLUMNS + ", attempts, max_attempts, ?, created_at, started_at, now(), ? FROM d),"
             + " logged AS (INSERT INTO outbox_attempt (job_id, attempt, worker, lease_token, started_at, outcome,"
             + "   error, duration_ms, status_code, detail)"
             + "   SELECT id, attempts, lease_owner, lease_token, started_at, 'dead', ?, ?, ?, ?::jsonb FROM d WHERE ?)"
@@ -185,7 +185,9 @@ public final class JobStore {
     /**
      * Settles expired leases. One that carries a start mark ({@code lease_started}, or every one
      * when the caller charges unstarted attempts: a negative control) is charged as an attempt:
-     * back to the queue with a full-jitter delay, or dead when the budget is spent. One without is
+     * back to the queue with a full-jitter delay of its kind's retry policy ({@code policy}: the
+     * kinds this process has handlers for; the engine's policy for the others, the same ceiling as
+     * {@link dev.postbox.RetryPolicy#ceilingAfter}), or dead when the budget is spent. One without is
      * refunded: {@code attempts - 1}, {@code unstarted_expiries + 1}, back in line at once with its
      * {@code run_at} (and so its place) unchanged — always: an unstarted attempt is never the job's
      * fault (a job that crashes its worker is suspect after its first unstarted expiry, and its
@@ -196,7 +198,9 @@ public final class JobStore {
      * from the partial lease index in lease order; the three writes address disjoint rows of that
      * set by primary key.
      */
-    private static final String RESCUE = "WITH expired AS (SELECT id, lease_owner, lease_token, started_at,"
+    private static final String RESCUE = "WITH policy AS (SELECT * FROM unnest(?::text[], ?::bigint[], ?::bigint[])"
+            + "   AS p(kind, base_ms, cap_ms)),"
+            + " expired AS (SELECT id, kind, lease_owner, lease_token, started_at,"
             + "     lease_started OR ? AS charged"
             + "   FROM outbox_job WHERE state = 'running' AND lease_until < now()"
             + "   ORDER BY lease_until LIMIT ? FOR UPDATE SKIP LOCKED),"
@@ -210,12 +214,13 @@ public final class JobStore {
             + "     created_at, started_at, now()"
             + "   FROM dead),"
             + " retried AS (UPDATE outbox_job j SET state = 'retry',"
-            + "   run_at = now() + floor(random() * least(?::bigint, ?::bigint * power(2, least(j.attempts - 1, 30))))"
-            + "     * interval '1 millisecond',"
+            + "   run_at = now() + floor(random() * least(coalesce(p.cap_ms, ?::bigint),"
+            + "     coalesce(p.base_ms, ?::bigint) * power(2, least(j.attempts - 1, 30)))) * interval '1 millisecond',"
             + "   last_error = 'lease expired on attempt ' || j.attempts || ': worker ' || coalesce(e.lease_owner, '?')"
             + "     || ' stopped or hung',"
             + "   lease_owner = NULL, lease_token = NULL, lease_until = NULL"
-            + "   FROM expired e WHERE j.id = e.id AND e.charged AND j.attempts < j.max_attempts"
+            + "   FROM expired e LEFT JOIN policy p ON p.kind = e.kind"
+            + "   WHERE j.id = e.id AND e.charged AND j.attempts < j.max_attempts"
             + "   RETURNING j.id, j.attempts),"
             + " returned AS (UPDATE outbox_job j SET state = CASE WHEN j.attempts <= 1 THEN 'pending' ELSE 'retry' END,"
             + "   attempts = j.attempts - 1, unstarted_expiries = j.unstarted_expiries + 1,"
@@ -428,14 +433,19 @@ public final class JobStore {
         }
     }
 
-    /** Moves the job to the dead letters; {@code false} when the token was stale. */
-    public boolean dead(Connection c, ClaimedJob claimed, AttemptRecord attempt, boolean log) throws SQLException {
+    /**
+     * Moves the job to the dead letters, with its {@code cause} (a code to find it by, or null);
+     * {@code false} when the token was stale.
+     */
+    public boolean dead(Connection c, ClaimedJob claimed, AttemptRecord attempt, @Nullable String cause, boolean log)
+            throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(DEAD)) {
             ps.setLong(1, claimed.id());
             ps.setLong(2, claimed.token());
             ps.setString(3, Sql.errorText(attempt.error()));
-            bindAttempt(ps, 4, attempt);
-            ps.setBoolean(8, log);
+            ps.setString(4, cause);
+            bindAttempt(ps, 5, attempt);
+            ps.setBoolean(9, log);
             return count(ps) > 0;
         }
     }
@@ -561,17 +571,29 @@ public final class JobStore {
      * full-jitter delay, or dead-lettered when its budget is spent; an attempt that never started is
      * refunded and back in line at once.
      *
+     * @param policies the retry policy of each kind, and the default for the others
      * @param chargeUnstarted charge every expired lease, started or not (the negative control {@link
      *     NegativeControls#CHARGE_AT_CLAIM})
      */
-    public Rescued rescue(Connection c, int limit, Duration base, Duration cap, boolean chargeUnstarted, boolean log)
+    public Rescued rescue(Connection c, int limit, RetryPolicies policies, boolean chargeUnstarted, boolean log)
             throws SQLException {
+        List<String> kinds = new ArrayList<>();
+        List<Long> bases = new ArrayList<>();
+        List<Long> caps = new ArrayList<>();
+        policies.byKind().forEach((kind, policy) -> {
+            kinds.add(kind);
+            bases.add(policy.base().toMillis());
+            caps.add(policy.cap().toMillis());
+        });
         try (PreparedStatement ps = c.prepareStatement(RESCUE)) {
-            ps.setBoolean(1, chargeUnstarted);
-            ps.setInt(2, limit);
-            ps.setLong(3, cap.toMillis());
-            ps.setLong(4, base.toMillis());
-            ps.setBoolean(5, log);
+            ps.setArray(1, Sql.texts(c, kinds));
+            ps.setArray(2, Sql.bigints(c, bases));
+            ps.setArray(3, Sql.bigints(c, caps));
+            ps.setBoolean(4, chargeUnstarted);
+            ps.setInt(5, limit);
+            ps.setLong(6, policies.defaultPolicy().cap().toMillis());
+            ps.setLong(7, policies.defaultPolicy().base().toMillis());
+            ps.setBoolean(8, log);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return new Rescued(rs.getInt(1), rs.getInt(2), rs.getInt(3));

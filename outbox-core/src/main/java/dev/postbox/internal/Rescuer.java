@@ -11,8 +11,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Maintenance service: settles jobs whose lease expired (their worker died, hung or lost the
- * database). An attempt that had started is charged: the job goes back to the queue with backoff,
- * or to the dead letters when its budget is spent. One that never started (the job waited in a
+ * database). An attempt that had started is charged: the job goes back to the queue with the backoff
+ * of its kind's retry policy ({@link RetryPolicies}: the policies of the kinds this process has
+ * handlers for, the engine's for the others), or to the dead letters when its budget is spent. One that never started (the job waited in a
  * dead worker's buffer) is refunded and back in line at once. Runs on every node; row locks with
  * SKIP LOCKED keep nodes out of each other's way.
  */
@@ -26,8 +27,15 @@ final class Rescuer implements Runnable {
     private final PostboxListener listener;
     private final PostboxConfig config;
     private final FailureBackoff failures;
+    private final RetryPolicies policies;
 
-    Rescuer(DataSource dataSource, JobStore store, PostboxListener listener, PostboxConfig config) {
+    Rescuer(
+            DataSource dataSource,
+            JobStore store,
+            PostboxListener listener,
+            PostboxConfig config,
+            RetryPolicies policies) {
+        this.policies = policies;
         this.dataSource = dataSource;
         this.store = store;
         this.listener = listener;
@@ -57,8 +65,7 @@ final class Rescuer implements Runnable {
                 pass = store.rescue(
                         c,
                         BATCH,
-                        config.retryPolicy().base(),
-                        config.retryPolicy().cap(),
+                        policies,
                         NegativeControls.CHARGE_AT_CLAIM,
                         config.attemptLog() != AttemptLogLevel.NONE);
             }

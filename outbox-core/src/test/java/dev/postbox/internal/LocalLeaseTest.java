@@ -89,7 +89,8 @@ class LocalLeaseTest {
                 inFlight,
                 listener,
                 dev.postbox.PostboxInstrumentation.NO_OP,
-                config);
+                config,
+                new RetryPolicies(config.retryPolicy(), Map.of()));
     }
 
     private List<Long> enqueue(int n) {

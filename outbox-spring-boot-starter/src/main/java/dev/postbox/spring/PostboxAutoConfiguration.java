@@ -10,6 +10,7 @@ import dev.postbox.PostboxAdmin;
 import dev.postbox.PostboxConfig;
 import dev.postbox.PostboxInstrumentation;
 import dev.postbox.PostboxListener;
+import dev.postbox.PostboxModule;
 import dev.postbox.spring.internal.AnnotatedBeanVerifier;
 import dev.postbox.spring.internal.AutoProxyRegistrar;
 import dev.postbox.spring.internal.BuiltInSchemaMigrator;
@@ -184,8 +185,8 @@ public final class PostboxAutoConfiguration {
     /**
      * A new engine builder on Postbox's {@code DataSource} for each injection point, with everything
      * the starter wires: settings from {@code postbox.*} and {@link PostboxCustomizer}s, the codec,
-     * the listeners, the {@link PostboxInstrumentation} bean (observations), the transaction manager, {@link HandlerRegistration} beans and {@link
-     * OutboxHandler @OutboxHandler} methods. Declare your own {@link Postbox} bean from it to keep
+     * the listeners, the {@link PostboxInstrumentation} bean (observations), the transaction manager, {@link HandlerRegistration} beans, {@link
+     * OutboxHandler @OutboxHandler} methods and {@link PostboxModule} beans (such as the HTTP delivery module). Declare your own {@link Postbox} bean from it to keep
      * that wiring: {@code @Bean Postbox postbox(Postbox.Builder builder) { return builder.build(); }}.
      */
     @Bean
@@ -200,6 +201,7 @@ public final class PostboxAutoConfiguration {
             ObjectProvider<PostboxListener> listeners,
             ObjectProvider<PostboxInstrumentation> instrumentation,
             ObjectProvider<PostboxCustomizer> customizers,
+            ObjectProvider<PostboxModule> modules,
             ConfigurableListableBeanFactory beanFactory,
             Environment environment) {
         PostboxConfig.Builder config =
@@ -227,6 +229,7 @@ public final class PostboxAutoConfiguration {
             builder.handler(registration);
         }
         HandlerRegistrations.of(methods, properties, beanFactory).forEach(builder::handler);
+        modules.orderedStream().forEach(builder::module);
         orderedCustomizers.forEach(c -> c.customizePostbox(builder));
         return builder;
     }

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.SchemaInstaller;
-import dev.postbox.http.WebhookSecret;
+import dev.postbox.http.signing.WebhookSecret;
 import dev.postbox.spring.http.PostboxHttpAutoConfiguration;
 import dev.postbox.spring.http.PostboxHttpEndpointRegistrar;
 import dev.postbox.spring.schedule.PostboxScheduleAutoConfiguration;

@@ -1,6 +1,6 @@
 package dev.postbox.console.internal;
 
-import dev.postbox.http.WebhookSecret;
+import dev.postbox.http.signing.WebhookSecret;
 import dev.postbox.http.webhook.EnableResult;
 import dev.postbox.http.webhook.Endpoint;
 import dev.postbox.http.webhook.EndpointRegistry;

@@ -2,20 +2,21 @@ package dev.postbox.amqp.internal;
 
 import com.rabbitmq.client.AMQP;
 import dev.postbox.Job;
-import dev.postbox.JobHandler;
-import dev.postbox.PermanentJobFailure;
+import dev.postbox.JobOutcome;
+import dev.postbox.OutcomeHandler;
 import dev.postbox.amqp.AmqpDestination;
 import java.nio.charset.StandardCharsets;
 import java.util.Date;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Publishes a relay job to its destination. The AMQP {@code message-id} is the job's stable key, the
  * same on every attempt, so a consumer that deduplicates by it applies a message republished after
  * a crash (between the broker's confirm and the job's completion) once.
  */
-public final class AmqpPublishHandler implements JobHandler {
+public final class AmqpPublishHandler implements OutcomeHandler {
 
     /** Header with the job's stable key (also the message id), for consumers that read headers only. */
     public static final String KEY_HEADER = "postbox-key";
@@ -32,13 +33,16 @@ public final class AmqpPublishHandler implements JobHandler {
     }
 
     @Override
-    public void handle(Job job) throws Exception {
-        String name = job.endpoint()
-                .orElseThrow(() -> new PermanentJobFailure(
-                        "relay job " + job.id() + " names no destination: enqueue it with AmqpRelay.message"));
+    public JobOutcome attempt(Job job) throws Exception {
+        Optional<String> named = job.endpoint();
+        if (named.isEmpty()) {
+            return JobOutcome.dead(
+                    "relay job " + job.id() + " names no destination: enqueue it with AmqpRelay.message");
+        }
+        String name = named.get();
         AmqpDestination destination = destinations.get(name);
         if (destination == null) {
-            throw new IllegalStateException("AMQP destination '" + name + "' is not configured in this process;"
+            return JobOutcome.retry("AMQP destination '" + name + "' is not configured in this process;"
                     + " add it to the relay (it is retried, and dead-lettered when the budget ends)");
         }
         try {
@@ -47,10 +51,10 @@ public final class AmqpPublishHandler implements JobHandler {
                     destination.routingKey(),
                     properties(job),
                     job.payloadJson().getBytes(StandardCharsets.UTF_8));
+            return JobOutcome.done();
         } catch (ConfirmedPublisher.PublishFailure e) {
-            throw new IllegalStateException(
-                    "AMQP destination '" + name + "' (exchange '" + destination.exchange() + "'): " + e.getMessage(),
-                    e);
+            return JobOutcome.retry(
+                    "AMQP destination '" + name + "' (exchange '" + destination.exchange() + "'): " + e.getMessage());
         }
     }
 

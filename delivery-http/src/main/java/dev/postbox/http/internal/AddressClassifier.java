@@ -1,6 +1,6 @@
 package dev.postbox.http.internal;
 
-import dev.postbox.http.AddressCategory;
+import dev.postbox.http.ssrf.AddressCategory;
 import java.net.InetAddress;
 import java.util.List;
 

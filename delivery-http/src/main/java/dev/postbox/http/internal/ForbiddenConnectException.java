@@ -1,6 +1,6 @@
 package dev.postbox.http.internal;
 
-import dev.postbox.http.AddressVerdict;
+import dev.postbox.http.ssrf.AddressVerdict;
 import java.net.ConnectException;
 
 /** Thrown by a guarded socket when asked to connect to a forbidden address. */

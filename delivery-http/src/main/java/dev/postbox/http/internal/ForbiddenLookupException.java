@@ -1,6 +1,6 @@
 package dev.postbox.http.internal;
 
-import dev.postbox.http.AddressVerdict;
+import dev.postbox.http.ssrf.AddressVerdict;
 import java.net.UnknownHostException;
 
 /** Thrown by {@link GuardedDns} when a host name resolves to a forbidden address. */

@@ -1,7 +1,7 @@
 package dev.postbox.http.internal;
 
-import dev.postbox.http.AddressVerdict;
-import dev.postbox.http.SsrfGuard;
+import dev.postbox.http.ssrf.AddressVerdict;
+import dev.postbox.http.ssrf.SsrfGuard;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -6,8 +6,6 @@ import dev.postbox.JobRequest;
 import dev.postbox.Outbox;
 import dev.postbox.PermanentJobFailure;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -91,43 +89,20 @@ public final class FanOutHandler implements JobHandler {
     }
 
     private int expandBatch(Connection c, Job job, String eventType, String payloadJson) throws SQLException {
-        // A row with another event's key is left over from an earlier event that had this job id (the
-        // id sequence was rewound, e.g. by a restore): start afresh instead of taking it as expanded.
-        try (PreparedStatement ps = c.prepareStatement(
-                "INSERT INTO outbox_fanout (event_job_id, event_type, event_key)"
-                        + " VALUES (?, ?, ?) ON CONFLICT (event_job_id) DO UPDATE SET event_type = EXCLUDED.event_type,"
-                        + "   event_key = EXCLUDED.event_key, last_endpoint = NULL, expanded = 0, completed_at = NULL,"
-                        + "   updated_at = now()"
-                        + " WHERE EXCLUDED.event_key IS NOT NULL AND outbox_fanout.event_key IS DISTINCT FROM EXCLUDED.event_key")) {
-            ps.setLong(1, job.id());
-            ps.setString(2, eventType);
-            ps.setString(3, job.installationId().isPresent() ? job.generatedKey() : null);
-            ps.executeUpdate();
+        FanOutStore.Progress progress =
+                FanOutStore.start(c, job.id(), eventType, job.installationId().isPresent() ? job.generatedKey() : null);
+        if (progress.complete()) {
+            return -1;
         }
-        @Nullable String cursor;
-        try (PreparedStatement ps = c.prepareStatement("SELECT last_endpoint, completed_at IS NOT NULL"
-                + " FROM outbox_fanout WHERE event_job_id = ? FOR UPDATE")) {
-            ps.setLong(1, job.id());
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                if (rs.getBoolean(2)) {
-                    return -1;
-                }
-                cursor = rs.getString(1);
-            }
-        }
-        List<EndpointRegistry.Subscriber> subscribers =
+        @Nullable String cursor = progress.cursor();
+        List<EndpointStore.Subscriber> subscribers =
                 registry.subscribers(c, eventType, cursor, settings.fanOutBatchSize());
         if (subscribers.isEmpty()) {
-            try (PreparedStatement ps = c.prepareStatement(
-                    "UPDATE outbox_fanout SET completed_at = now(), updated_at = now() WHERE event_job_id = ?")) {
-                ps.setLong(1, job.id());
-                ps.executeUpdate();
-            }
+            FanOutStore.complete(c, job.id());
             return -1;
         }
         List<JobRequest> children = new ArrayList<>(subscribers.size());
-        for (EndpointRegistry.Subscriber s : subscribers) {
+        for (EndpointStore.Subscriber s : subscribers) {
             JobRequest.Builder child = JobRequest.builder(WebhookDeliveryHandler.KIND)
                     .queue(settings.queue())
                     .endpoint(s.name())
@@ -142,13 +117,7 @@ public final class FanOutHandler implements JobHandler {
         int created = (int) outbox.get().enqueueAll(c, children).stream()
                 .filter(r -> r.created())
                 .count();
-        try (PreparedStatement ps = c.prepareStatement("UPDATE outbox_fanout SET last_endpoint = ?,"
-                + " expanded = expanded + ?, updated_at = now() WHERE event_job_id = ?")) {
-            ps.setString(1, subscribers.get(subscribers.size() - 1).name());
-            ps.setInt(2, created);
-            ps.setLong(3, job.id());
-            ps.executeUpdate();
-        }
+        FanOutStore.advance(c, job.id(), subscribers.get(subscribers.size() - 1).name(), created);
         return created;
     }
 

@@ -3,28 +3,29 @@ package dev.postbox.http.webhook;
 import dev.postbox.HandlerRegistration;
 import dev.postbox.JobRequest;
 import dev.postbox.JsonCodec;
-import dev.postbox.Postbox;
+import dev.postbox.PostboxModule;
 import dev.postbox.RetryPolicy;
 import dev.postbox.http.HttpDelivery;
 import dev.postbox.http.SecretCipher;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.function.Supplier;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Webhook delivery wired onto a Postbox engine: the {@link EndpointRegistry}, the {@link Webhooks}
- * publisher, and the two job handlers (deliveries and fan-out) to register with the engine.
+ * Webhook delivery as a {@link PostboxModule}: the {@link EndpointRegistry}, the {@link Webhooks}
+ * publisher, and the two job handlers (deliveries and fan-out). Build it first, then add it to the
+ * engine: the engine registers its handlers and, once built, installs it with its outbox and admin.
  *
  * <pre>{@code
- * AtomicReference<Postbox> engine = new AtomicReference<>();
- * HttpDeliveryModule http = HttpDeliveryModule.builder(dataSource, engine::get)
+ * HttpDeliveryModule http = HttpDeliveryModule.builder(dataSource)
  *         .delivery(HttpDelivery.builder().ssrfPolicy(policy).build())
  *         .build();
- * Postbox postbox = http.installInto(Postbox.builder(dataSource)).build();
- * engine.set(postbox);
+ * Postbox postbox = Postbox.builder(dataSource).module(http).build();
  * postbox.start();
  *
  * http.endpoints().register(Endpoint.builder("billing", "https://billing.example.com/hooks")
@@ -32,10 +33,12 @@ import org.jspecify.annotations.Nullable;
  * http.webhooks().publish("invoice.paid", event);   // in a transaction
  * }</pre>
  *
- * The engine is passed as a supplier because the handlers must be registered before the engine is
- * built; it is called lazily, on first use. In Spring, pass {@code ObjectProvider<Postbox>::getObject}.
+ * Sending, publishing and enabling an endpoint (which replays dead letters) need the engine: before
+ * the module is installed they fail with an error that says so. Registering endpoints does not.
  */
-public final class HttpDeliveryModule implements AutoCloseable {
+public final class HttpDeliveryModule implements PostboxModule, AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(HttpDeliveryModule.class);
 
     /** The default retry policy of deliveries: base 5 s, cap 1 h, 12 attempts (about a day). */
     public static final RetryPolicy DEFAULT_RETRY_POLICY = RetryPolicy.custom()
@@ -97,6 +100,7 @@ public final class HttpDeliveryModule implements AutoCloseable {
     private final WebhookDeliveryHandler deliveryHandler;
     private final FanOutHandler fanOutHandler;
     private final RetryPolicy retryPolicy;
+    private final AtomicReference<@Nullable Context> engine = new AtomicReference<>();
 
     private HttpDeliveryModule(Builder b) {
         this.settings = new Settings(
@@ -114,18 +118,17 @@ public final class HttpDeliveryModule implements AutoCloseable {
         this.ownsDelivery = b.delivery == null;
         this.delivery = b.delivery != null ? b.delivery : HttpDelivery.builder().build();
         this.retryPolicy = b.retryPolicy;
-        Supplier<Postbox> postbox = b.postbox;
         RateLimitStore rateLimits = new RateLimitStore(b.dataSource, b.minRateFactor, 1e9 / b.rateRecovery.toNanos());
         this.registry = new EndpointRegistry(
                 b.dataSource,
                 delivery.guard(),
                 b.codec,
-                () -> postbox.get().admin(),
+                () -> installed().admin(),
                 b.listener,
                 rateLimits,
                 b.secretCipher,
                 b.endpointCacheTtl);
-        this.webhooks = new Webhooks(() -> postbox.get().outbox(), registry, delivery.guard(), b.codec, settings);
+        this.webhooks = new Webhooks(() -> installed().outbox(), registry, delivery.guard(), b.codec, settings);
         this.deliveryHandler = new WebhookDeliveryHandler(
                 registry,
                 delivery,
@@ -135,16 +138,41 @@ public final class HttpDeliveryModule implements AutoCloseable {
                 b.instrumentation,
                 settings);
         this.fanOutHandler =
-                new FanOutHandler(b.dataSource, () -> postbox.get().outbox(), registry, b.listener, settings);
+                new FanOutHandler(b.dataSource, () -> installed().outbox(), registry, b.listener, settings);
+    }
+
+    /** A builder on the engine's {@code DataSource}. */
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource);
+    }
+
+    /** The delivery and fan-out handlers, for {@link dev.postbox.Postbox.Builder#module}. */
+    @Override
+    public List<HandlerRegistration> handlers() {
+        return List.of(deliveryRegistration(), fanOutRegistration());
     }
 
     /**
-     * A builder on the engine's {@code DataSource}.
-     *
-     * @param postbox supplies the engine (its outbox and admin), called lazily
+     * Binds the module to the engine it was added to (its outbox and admin). A module serves one
+     * engine: a later install (a second engine built with it) is ignored, with a warning.
      */
-    public static Builder builder(DataSource dataSource, Supplier<Postbox> postbox) {
-        return new Builder(dataSource, postbox);
+    @Override
+    public void install(Context context) {
+        Objects.requireNonNull(context, "context may not be null");
+        if (!engine.compareAndSet(null, context) && engine.get() != context) {
+            log.warn("HttpDeliveryModule is already installed into an engine; it keeps sending through that one."
+                    + " Build one module per engine.");
+        }
+    }
+
+    private Context installed() {
+        Context context = engine.get();
+        if (context == null) {
+            throw new IllegalStateException("HttpDeliveryModule is not installed into an engine yet: add it with"
+                    + " Postbox.builder(dataSource).module(http) and build the engine before sending, publishing or"
+                    + " enabling endpoints");
+        }
+        return context;
     }
 
     /** The registration of the delivery handler ({@value WebhookDeliveryHandler#KIND}). */
@@ -156,17 +184,6 @@ public final class HttpDeliveryModule implements AutoCloseable {
     /** The registration of the fan-out handler ({@value FanOutHandler#KIND}). */
     public HandlerRegistration fanOutRegistration() {
         return HandlerRegistration.of(FanOutHandler.KIND, fanOutHandler);
-    }
-
-    /** Both registrations, to add to the {@code Postbox.Builder}. */
-    public List<HandlerRegistration> registrations() {
-        return List.of(deliveryRegistration(), fanOutRegistration());
-    }
-
-    /** Adds both handlers to the engine builder and returns it. */
-    public Postbox.Builder installInto(Postbox.Builder builder) {
-        registrations().forEach(builder::handler);
-        return builder;
     }
 
     public EndpointRegistry endpoints() {
@@ -200,7 +217,6 @@ public final class HttpDeliveryModule implements AutoCloseable {
     /** Builds an {@link HttpDeliveryModule}; every setter validates its argument. */
     public static final class Builder {
         private final DataSource dataSource;
-        private final Supplier<Postbox> postbox;
         private @Nullable HttpDelivery delivery;
         private JsonCodec codec = JsonCodec.jackson();
         private WebhookListener listener = WebhookListener.NO_OP;
@@ -220,9 +236,8 @@ public final class HttpDeliveryModule implements AutoCloseable {
         private Duration endpointCacheTtl = Duration.ofSeconds(1);
         private SecretCipher secretCipher = SecretCipher.unconfigured();
 
-        private Builder(DataSource dataSource, Supplier<Postbox> postbox) {
+        private Builder(DataSource dataSource) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource may not be null");
-            this.postbox = Objects.requireNonNull(postbox, "postbox may not be null");
         }
 
         /** The HTTP delivery (SSRF policy, timeouts, classification); default {@code HttpDelivery.builder().build()}. */

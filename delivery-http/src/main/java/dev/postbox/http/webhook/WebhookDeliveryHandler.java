@@ -1,16 +1,16 @@
 package dev.postbox.http.webhook;
 
 import dev.postbox.Job;
-import dev.postbox.JobHandler;
-import dev.postbox.PermanentJobFailure;
+import dev.postbox.JobOutcome;
+import dev.postbox.OutcomeHandler;
 import dev.postbox.RetryPolicy;
-import dev.postbox.SnoozeJob;
 import dev.postbox.http.AttemptResult;
+import dev.postbox.http.DeliveryOutcome;
 import dev.postbox.http.DeliveryRequest;
 import dev.postbox.http.FailureCause;
 import dev.postbox.http.HttpDelivery;
-import dev.postbox.http.WebhookSigner;
 import dev.postbox.http.internal.NegativeControls;
+import dev.postbox.http.signing.WebhookSigner;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  *   <li>2xx: done;
  *   <li>retryable (5xx, 408/425/429, timeouts, connection errors, redirects): retried after the
  *       endpoint's {@code Retry-After} when given, else with the endpoint's retry policy or the
- *       engine's jittered backoff; a 429 also lowers the endpoint's cluster-wide rate for a while;
+ *       module's jittered backoff; a 429 also lowers the endpoint's cluster-wide rate for a while;
  *       a failure streak beyond the {@link SustainedFailurePolicy} disables the endpoint;
  *   <li>other 4xx, refused destination: dead-lettered at once;
  *   <li>410 Gone: the endpoint is disabled and the job dead-lettered (enabling replays it).
@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * <p>While an endpoint is disabled its jobs are parked: snoozed for {@code parkDelay} without spending
  * attempts; {@link EndpointRegistry#enable} makes them due at once.
  */
-public final class WebhookDeliveryHandler implements JobHandler {
+public final class WebhookDeliveryHandler implements OutcomeHandler {
 
     /** The job kind of webhook deliveries. */
     public static final String KIND = "postbox.webhook";
@@ -90,54 +90,62 @@ public final class WebhookDeliveryHandler implements JobHandler {
     }
 
     @Override
-    public void handle(Job job) throws Exception {
-        String name = job.endpoint()
-                .orElseThrow(() -> new PermanentJobFailure("webhook job " + job.id() + " has no endpoint: enqueue"
-                        + " deliveries with Webhooks.send(endpoint, payload, key)"));
+    public JobOutcome attempt(Job job) throws Exception {
+        Optional<String> named = job.endpoint();
+        if (named.isEmpty()) {
+            return JobOutcome.dead("webhook job " + job.id() + " has no endpoint: enqueue deliveries with"
+                    + " Webhooks.send(endpoint, payload, key)");
+        }
+        String name = named.get();
         Endpoint endpoint;
         try {
-            endpoint = registry.cached(name)
-                    .orElseThrow(() -> new PermanentJobFailure("webhook endpoint '" + name + "' is not registered (was"
-                            + " it removed?); register it and replay this dead letter"));
+            Optional<Endpoint> found = registry.cached(name);
+            if (found.isEmpty()) {
+                return JobOutcome.dead("webhook endpoint '" + name + "' is not registered (was it removed?);"
+                        + " register it and replay this dead letter");
+            }
+            endpoint = found.get();
         } catch (IllegalArgumentException e) {
             // The stored row fails the endpoint's checks (e.g. a header value changed by SQL): no attempt can work.
-            throw new PermanentJobFailure(
-                    "webhook endpoint '" + name + "' as stored is invalid: " + e.getMessage()
-                            + "; fix it with EndpointRegistry.update and replay this dead letter",
-                    e);
+            return JobOutcome.dead("webhook endpoint '" + name + "' as stored is invalid: " + e.getMessage()
+                    + "; fix it with EndpointRegistry.update and replay this dead letter");
         }
         if (!endpoint.isEnabled()) {
-            throw new SnoozeJob(
+            return JobOutcome.snooze(
+                    settings.parkDelay(),
                     "endpoint '" + name + "' is disabled ("
-                            + endpoint.disabledReason().orElse("no reason") + "); parked until it is enabled",
-                    settings.parkDelay());
+                            + endpoint.disabledReason().orElse("no reason") + "); parked until it is enabled");
         }
         try {
             request(job, endpoint, null, Map.of()); // what every attempt sends, checked before a permit is spent
         } catch (IllegalArgumentException e) {
             // A value that cannot be sent (written before it was validated, or behind Postbox's back) fails
             // every attempt the same way: dead-letter now, with the reason, instead of spending the budget.
-            throw new PermanentJobFailure(
-                    "webhook job " + job.id() + " for endpoint '" + name + "' cannot be sent: " + e.getMessage(), e);
+            return JobOutcome.dead(
+                    "webhook job " + job.id() + " for endpoint '" + name + "' cannot be sent: " + e.getMessage());
         }
         Semaphore slots = endpoint.maxInFlight().map(n -> slots(name, n)).orElse(null);
         if (slots != null && !slots.tryAcquire(settings.maxPermitWait().toMillis(), TimeUnit.MILLISECONDS)) {
             Duration wait = Duration.ofMillis(100 + ThreadLocalRandom.current().nextLong(900));
             listener.throttled(name, wait);
-            throw new SnoozeJob(
+            return JobOutcome.snooze(
+                    wait,
                     "endpoint '" + name + "' has " + endpoint.maxInFlight().get()
-                            + " deliveries in flight in this process",
-                    wait);
+                            + " deliveries in flight in this process");
         }
         try {
-            PermitPool.Grant permit = takePermits(endpoint);
+            Permits permits = takePermits(endpoint);
+            if (permits.snooze() != null) {
+                return permits.snooze();
+            }
+            PermitPool.Grant permit = permits.grant();
             AttemptResult result = instrumentation.send(
                     job, name, trace -> delivery.deliver(request(job, endpoint, permit.sendBy(), trace)));
             if (result.cause() == FailureCause.NOT_SENT) {
-                permitExpired(name, result);
+                return permitExpired(name, result);
             }
             listener.attempted(job, name, result);
-            conclude(job, endpoint, result);
+            return conclude(endpoint, result);
         } finally {
             if (slots != null) {
                 slots.release();
@@ -145,8 +153,11 @@ public final class WebhookDeliveryHandler implements JobHandler {
         }
     }
 
+    /** The permits of an attempt: a grant to send now, or how long to snooze for one. */
+    private record Permits(PermitPool.Grant grant, JobOutcome.@Nullable Snooze snooze) {}
+
     /** Takes the endpoint's permit and the global one (or snoozes the job); the earlier send-by of the two. */
-    private PermitPool.Grant takePermits(Endpoint endpoint) {
+    private Permits takePermits(Endpoint endpoint) {
         String name = endpoint.name();
         PermitPool.Grant grant = PermitPool.Grant.UNLIMITED;
         try {
@@ -155,7 +166,7 @@ public final class WebhookDeliveryHandler implements JobHandler {
                 grant = pool.acquire(settings.maxPermitWait());
                 if (grant.snooze() != null) {
                     lineUpOthers(name, pool);
-                    snooze(name, grant.snooze(), "rate limit of endpoint '" + name + "'");
+                    return snooze(name, grant.snooze(), "rate limit of endpoint '" + name + "'");
                 }
             }
             if (settings.globalRate() != null) {
@@ -167,20 +178,23 @@ public final class WebhookDeliveryHandler implements JobHandler {
                         RateLimitStore.GLOBAL, k -> new PermitPool(k, rateLimits, settings.leaseChunk()));
                 PermitPool.Grant globalGrant = global.acquire(settings.maxPermitWait());
                 if (globalGrant.snooze() != null) {
-                    snooze(name, globalGrant.snooze(), "global webhook rate limit");
+                    return snooze(name, globalGrant.snooze(), "global webhook rate limit");
                 }
                 if (globalGrant.sendBy() != null
                         && (grant.sendBy() == null || globalGrant.sendBy() - grant.sendBy() < 0)) {
                     grant = globalGrant;
                 }
             }
-            return grant;
+            return new Permits(grant, null);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new SnoozeJob("interrupted while waiting for rate-limit permits", Duration.ZERO);
+            return new Permits(
+                    grant, JobOutcome.snooze(Duration.ZERO, "interrupted while waiting for rate-limit permits"));
         } catch (SQLException e) {
             log.warn("Leasing rate-limit permits for endpoint {} failed: {}", name, e.getMessage());
-            throw new SnoozeJob("leasing rate-limit permits failed: " + e.getMessage(), Duration.ofSeconds(1));
+            return new Permits(
+                    grant,
+                    JobOutcome.snooze(Duration.ofSeconds(1), "leasing rate-limit permits failed: " + e.getMessage()));
         }
     }
 
@@ -222,7 +236,7 @@ public final class WebhookDeliveryHandler implements JobHandler {
      * the next slot of the endpoint's line, without spending an attempt (nothing reached the
      * endpoint, so nothing is owed to the bound the permit stood for).
      */
-    private void permitExpired(String name, AttemptResult result) {
+    private JobOutcome permitExpired(String name, AttemptResult result) {
         PermitPool pool = pools.get(name);
         Duration wait;
         try {
@@ -231,12 +245,14 @@ public final class WebhookDeliveryHandler implements JobHandler {
             wait = Duration.ofSeconds(1);
         }
         listener.throttled(name, wait);
-        throw new SnoozeJob("rate limit of endpoint '" + name + "': " + result.error(), wait);
+        return JobOutcome.snooze(wait, "rate limit of endpoint '" + name + "': " + result.error());
     }
 
-    private void snooze(String endpoint, Duration wait, String what) {
+    private Permits snooze(String endpoint, Duration wait, String what) {
         listener.throttled(endpoint, wait);
-        throw new SnoozeJob("waiting " + wait.toMillis() + " ms for a permit of the " + what, wait);
+        return new Permits(
+                PermitPool.Grant.UNLIMITED,
+                JobOutcome.snooze(wait, "waiting " + wait.toMillis() + " ms for a permit of the " + what));
     }
 
     private Semaphore slots(String name, int max) {
@@ -278,38 +294,44 @@ public final class WebhookDeliveryHandler implements JobHandler {
                 : job.stableKey();
     }
 
-    private void conclude(Job job, Endpoint endpoint, AttemptResult r) {
+    /**
+     * The engine's outcome of an attempt that reached the endpoint (or failed to): {@link
+     * DeliveryOutcome} one to one, with the attempt's details for the attempt log. A retry waits the
+     * endpoint's {@code Retry-After} when it gave one, with the endpoint's own retry policy when it has
+     * one (its backoff, its cap), else with the module's; a 410 stores the {@link
+     * EndpointRegistry#DISABLED_CAUSE} cause, by which enabling the endpoint replays the dead letter.
+     */
+    private JobOutcome conclude(Endpoint endpoint, AttemptResult r) {
         String name = endpoint.name();
-        switch (r.outcome()) {
+        JobOutcome.Details details = new JobOutcome.Details(r.statusCode(), DeliveryFailureDetails.json(name, r));
+        return switch (r.outcome()) {
             case DONE -> {
                 if (endpoint.consecutiveFailures() > 0 || locallyFailing.remove(name)) {
                     registry.recordSuccess(name);
                 }
+                yield JobOutcome.done();
             }
             case RETRY -> {
                 if (Integer.valueOf(429).equals(r.statusCode())) {
                     lowerRate(endpoint, r);
                 }
                 recordFailure(name, r);
-                String message = describe(name, r);
+                JobOutcome.Retry retry = JobOutcome.retry(describe(name, r)).withDetails(details);
                 if (r.retryAfter() != null) {
-                    throw new WebhookRetryLater(message, r.retryAfter(), name, r);
+                    retry = retry.after(r.retryAfter());
                 }
                 Optional<RetryPolicy> own = endpoint.retryPolicy();
-                if (own.isPresent()) {
-                    throw new WebhookRetryLater(
-                            message, own.get().delayAfter(job.attempt(), ThreadLocalRandom.current()), name, r);
-                }
-                throw new WebhookDeliveryException(message, name, r);
+                yield own.isPresent() ? retry.withPolicy(own.get()) : retry;
             }
-            case DEAD -> throw new WebhookRejectedException(describe(name, r), name, r);
+            case DEAD -> JobOutcome.dead(describe(name, r)).withDetails(details);
             case DISABLE_ENDPOINT -> {
                 String reason = "HTTP " + r.statusCode() + " Gone: the receiver says this endpoint no longer exists";
                 registry.disable(name, WebhookListener.DisableCause.GONE, reason);
-                throw new WebhookRejectedException(
-                        describe(name, r) + "; endpoint disabled " + EndpointRegistry.DISABLED_MARKER, name, r);
+                yield JobOutcome.dead(describe(name, r) + "; endpoint disabled")
+                        .withCause(EndpointRegistry.DISABLED_CAUSE)
+                        .withDetails(details);
             }
-        }
+        };
     }
 
     private void lowerRate(Endpoint endpoint, AttemptResult r) {
@@ -345,7 +367,7 @@ public final class WebhookDeliveryHandler implements JobHandler {
 
     private void recordFailure(String name, AttemptResult r) {
         locallyFailing.add(name);
-        EndpointRegistry.Streak streak = registry.recordFailure(name);
+        EndpointStore.Streak streak = registry.recordFailure(name);
         if (streak.enabled() && settings.sustainedFailure().disables(streak.failures(), streak.duration())) {
             String reason = "sustained failure: " + streak.failures() + " consecutive failed deliveries over "
                     + streak.duration().toMinutes() + " min, the last: " + describe(name, r);

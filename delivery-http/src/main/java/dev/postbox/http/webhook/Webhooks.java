@@ -4,8 +4,8 @@ import dev.postbox.EnqueueResult;
 import dev.postbox.JobRequest;
 import dev.postbox.JsonCodec;
 import dev.postbox.Outbox;
-import dev.postbox.http.SsrfGuard;
 import dev.postbox.http.internal.HeaderRules;
+import dev.postbox.http.ssrf.SsrfGuard;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.util.Map;
@@ -57,7 +57,7 @@ public final class Webhooks {
      *     name: {@code <endpoint>:<key>}); sending twice with one key to one endpoint yields one job.
      *     Null for a key derived from the job id
      * @throws UnknownEndpointException when no such endpoint is registered
-     * @throws dev.postbox.http.ForbiddenDestinationException when the endpoint's URL names a forbidden
+     * @throws dev.postbox.http.ssrf.ForbiddenDestinationException when the endpoint's URL names a forbidden
      *     address
      * @throws PayloadTooLargeException when the JSON is over the limit
      */

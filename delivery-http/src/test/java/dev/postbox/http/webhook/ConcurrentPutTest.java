@@ -2,7 +2,7 @@ package dev.postbox.http.webhook;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.postbox.http.WebhookSecret;
+import dev.postbox.http.signing.WebhookSecret;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

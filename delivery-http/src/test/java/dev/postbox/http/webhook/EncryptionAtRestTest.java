@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.postbox.http.AesGcmSecretCipher;
 import dev.postbox.http.LogCapture;
 import dev.postbox.http.SecretCipher;
-import dev.postbox.http.WebhookSecret;
+import dev.postbox.http.signing.WebhookSecret;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

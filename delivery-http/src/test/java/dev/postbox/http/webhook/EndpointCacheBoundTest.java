@@ -3,7 +3,7 @@ package dev.postbox.http.webhook;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.postbox.http.WebhookSecret;
+import dev.postbox.http.signing.WebhookSecret;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 

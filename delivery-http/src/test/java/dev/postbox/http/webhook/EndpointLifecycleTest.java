@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.postbox.DeadLetter;
 import dev.postbox.DeadLetterFilter;
 import dev.postbox.RetryPolicy;
-import dev.postbox.http.WebhookSecret;
+import dev.postbox.http.signing.WebhookSecret;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -57,7 +57,12 @@ class EndpointLifecycleTest {
             List<DeadLetter> dead = node.postbox().admin().deadLetters(DeadLetterFilter.all(), 10);
             assertThat(dead)
                     .singleElement()
-                    .satisfies(d -> assertThat(d.lastError()).contains(EndpointRegistry.DISABLED_MARKER));
+                    .satisfies(
+                            d -> assertThat(d.lastError()).contains("HTTP 410").contains("endpoint disabled"));
+            // Found by its stored cause, not by its error text.
+            assertThat(h.count("SELECT count(*) FROM outbox_dead_letter WHERE endpoint = 'shop'" + " AND cause = '"
+                            + EndpointRegistry.DISABLED_CAUSE + "'"))
+                    .isOne();
             // The other two are parked: not due for minutes, no attempt spent.
             assertThat(h.count("SELECT count(*) FROM outbox_job WHERE endpoint = 'shop' AND attempts = 0"
                             + " AND run_at > now() + interval '5 minutes'"))
@@ -75,6 +80,56 @@ class EndpointLifecycleTest {
             assertThat(h.count("SELECT count(*) FROM outbox_dead_letter")).isZero();
             assertThat(node.http().endpoints().get("shop").orElseThrow().isEnabled())
                     .isTrue();
+        }
+    }
+
+    /**
+     * Enabling replays the endpoint's dead letters by their stored cause, not by their error text: a
+     * dead letter whose error merely mentions the old marker stays, and one of another endpoint with
+     * the cause stays too.
+     */
+    @Test
+    void enableReplaysTheDeadLettersStoredWithTheDisabledCauseAndNoOthers() throws Exception {
+        try (Harness h = new Harness()) {
+            Harness.Node node = h.node();
+            for (String name : List.of("shop", "other")) {
+                node.http()
+                        .endpoints()
+                        .register(Endpoint.builder(name, "https://" + name + ".example.com/hooks")
+                                .secret(WebhookSecret.generate())
+                                .build());
+            }
+            node.http().endpoints().disable("shop", "maintenance");
+            String insert = "INSERT INTO outbox_dead_letter (id, queue, kind, endpoint, payload, priority, attempts,"
+                    + " max_attempts, last_error, cause, created_at) VALUES (?, 'default', '"
+                    + WebhookDeliveryHandler.KIND
+                    + "', ?, '{}'::jsonb, 0, 1, 12, ?, ?, now())";
+            h.tx(c -> {
+                Object[][] rows = {
+                    {9_001L, "shop", "HTTP 410 Gone; endpoint disabled", EndpointRegistry.DISABLED_CAUSE},
+                    {9_002L, "shop", "a receiver echoed [postbox:endpoint-disabled] in a 400", null},
+                    {9_003L, "other", "HTTP 410 Gone; endpoint disabled", EndpointRegistry.DISABLED_CAUSE},
+                };
+                for (Object[] row : rows) {
+                    try (var ps = c.prepareStatement(insert)) {
+                        ps.setLong(1, (Long) row[0]);
+                        ps.setString(2, (String) row[1]);
+                        ps.setString(3, (String) row[2]);
+                        ps.setString(4, (String) row[3]);
+                        ps.executeUpdate();
+                    }
+                }
+            });
+
+            EnableResult enabled = node.http().endpoints().enable("shop");
+
+            assertThat(enabled.replayed()).isOne();
+            assertThat(h.count("SELECT count(*) FROM outbox_job WHERE id = 9001 AND endpoint = 'shop'"))
+                    .as("the dead letter with the cause is back in the queue")
+                    .isOne();
+            assertThat(h.count("SELECT count(*) FROM outbox_dead_letter WHERE id IN (9002, 9003)"))
+                    .as("the text-only one and the other endpoint's stay dead")
+                    .isEqualTo(2);
         }
     }
 

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.postbox.Job;
 import dev.postbox.JsonCodec;
-import dev.postbox.http.WebhookSecret;
+import dev.postbox.http.signing.WebhookSecret;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;

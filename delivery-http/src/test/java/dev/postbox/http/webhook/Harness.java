@@ -5,7 +5,7 @@ import dev.postbox.Postbox;
 import dev.postbox.PostboxConfig;
 import dev.postbox.http.AesGcmSecretCipher;
 import dev.postbox.http.HttpDelivery;
-import dev.postbox.http.SsrfPolicy;
+import dev.postbox.http.ssrf.SsrfPolicy;
 import dev.postbox.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -15,7 +15,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 
 /** One test database with any number of engines, each with its own HTTP delivery module (a "process"). */
@@ -44,10 +43,9 @@ final class Harness implements AutoCloseable {
             UnaryOperator<HttpDeliveryModule.Builder> module,
             UnaryOperator<PostboxConfig.Builder> config,
             UnaryOperator<Postbox.Builder> engine) {
-        AtomicReference<Postbox> ref = new AtomicReference<>();
         HttpDelivery delivery =
                 HttpDelivery.builder().ssrfPolicy(loopbackAllowed()).build();
-        HttpDeliveryModule http = module.apply(HttpDeliveryModule.builder(ds, ref::get)
+        HttpDeliveryModule http = module.apply(HttpDeliveryModule.builder(ds)
                         .delivery(delivery)
                         .secretCipher(TEST_CIPHER)
                         .endpointCacheTtl(Duration.ZERO))
@@ -56,8 +54,7 @@ final class Harness implements AutoCloseable {
                         PostboxConfig.custom().workerId("node-" + nodes.size()).pollInterval(Duration.ofMillis(100)))
                 .build();
         Postbox postbox =
-                engine.apply(http.installInto(Postbox.builder(ds).config(cfg))).build();
-        ref.set(postbox);
+                engine.apply(Postbox.builder(ds).config(cfg).module(http)).build();
         Node node = new Node(postbox, http);
         nodes.add(node);
         return node;

@@ -7,7 +7,7 @@ import dev.postbox.HandlerRegistration;
 import dev.postbox.Job;
 import dev.postbox.JobRequest;
 import dev.postbox.PostboxListener;
-import dev.postbox.http.WebhookSecret;
+import dev.postbox.http.signing.WebhookSecret;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

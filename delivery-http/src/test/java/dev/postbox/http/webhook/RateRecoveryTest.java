@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.postbox.JobRequest;
-import dev.postbox.http.WebhookSecret;
+import dev.postbox.http.signing.WebhookSecret;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

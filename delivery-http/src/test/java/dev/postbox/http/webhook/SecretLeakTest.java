@@ -9,7 +9,7 @@ import ch.qos.logback.classic.spi.ThrowableProxyUtil;
 import ch.qos.logback.core.read.ListAppender;
 import dev.postbox.RetryPolicy;
 import dev.postbox.http.EndpointTimeouts;
-import dev.postbox.http.WebhookSecret;
+import dev.postbox.http.signing.WebhookSecret;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;

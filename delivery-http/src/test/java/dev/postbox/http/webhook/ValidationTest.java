@@ -3,9 +3,9 @@ package dev.postbox.http.webhook;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.postbox.http.ForbiddenDestinationException;
 import dev.postbox.http.LogCapture;
-import dev.postbox.http.WebhookSecret;
+import dev.postbox.http.signing.WebhookSecret;
+import dev.postbox.http.ssrf.ForbiddenDestinationException;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

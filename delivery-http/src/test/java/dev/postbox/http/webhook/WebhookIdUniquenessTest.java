@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.postbox.http.WebhookSecret;
+import dev.postbox.http.inbox.WebhookInbox;
+import dev.postbox.http.signing.WebhookSecret;
 import dev.postbox.testing.TestDatabase;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -1,8 +1,8 @@
 package dev.postbox.nats.internal;
 
 import dev.postbox.Job;
-import dev.postbox.JobHandler;
-import dev.postbox.PermanentJobFailure;
+import dev.postbox.JobOutcome;
+import dev.postbox.OutcomeHandler;
 import dev.postbox.nats.NatsDestination;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -23,7 +24,7 @@ import org.jspecify.annotations.Nullable;
  * within the stream's duplicate window (after a crash between the acknowledgement and the job's
  * completion) is acknowledged as a duplicate and not stored again.
  */
-public final class JetStreamPublishHandler implements JobHandler, AutoCloseable {
+public final class JetStreamPublishHandler implements OutcomeHandler, AutoCloseable {
 
     /** Header with the job's stable key (also the Nats-Msg-Id). */
     public static final String KEY_HEADER = "Postbox-Key";
@@ -44,13 +45,16 @@ public final class JetStreamPublishHandler implements JobHandler, AutoCloseable 
     }
 
     @Override
-    public void handle(Job job) throws Exception {
-        String name = job.endpoint()
-                .orElseThrow(() -> new PermanentJobFailure(
-                        "relay job " + job.id() + " names no destination: enqueue it with NatsRelay.message"));
+    public JobOutcome attempt(Job job) throws Exception {
+        Optional<String> named = job.endpoint();
+        if (named.isEmpty()) {
+            return JobOutcome.dead(
+                    "relay job " + job.id() + " names no destination: enqueue it with NatsRelay.message");
+        }
+        String name = named.get();
         NatsDestination destination = destinations.get(name);
         if (destination == null) {
-            throw new IllegalStateException("NATS destination '" + name + "' is not configured in this process;"
+            return JobOutcome.retry("NATS destination '" + name + "' is not configured in this process;"
                     + " add it to the relay (it is retried, and dead-lettered when the budget ends)");
         }
         PublishOptions.Builder publish =
@@ -75,22 +79,19 @@ public final class JetStreamPublishHandler implements JobHandler, AutoCloseable 
                             job.payloadJson().getBytes(StandardCharsets.UTF_8),
                             publish.build());
             if (ack.getStream() == null) {
-                throw new IllegalStateException(failure(destination, "the acknowledgement names no stream"));
+                return JobOutcome.retry(failure(destination, "the acknowledgement names no stream"));
             }
+            return JobOutcome.done();
         } catch (JetStreamApiException e) {
-            throw new IllegalStateException(
-                    failure(
-                            destination,
-                            "the stream refused the message: " + e.getErrorCode() + "/" + e.getApiErrorCode() + " "
-                                    + e.getErrorDescription()),
-                    e);
+            return JobOutcome.retry(failure(
+                    destination,
+                    "the stream refused the message: " + e.getErrorCode() + "/" + e.getApiErrorCode() + " "
+                            + e.getErrorDescription()));
         } catch (IOException e) {
-            throw new IllegalStateException(
-                    failure(
-                            destination,
-                            "no acknowledgement from a stream (" + describe(e) + "); is a stream"
-                                    + " capturing the subject, and is the server reachable?"),
-                    e);
+            return JobOutcome.retry(failure(
+                    destination,
+                    "no acknowledgement from a stream (" + describe(e) + "); is a stream"
+                            + " capturing the subject, and is the server reachable?"));
         }
     }
 

@@ -1,7 +1,7 @@
 package dev.postbox.demo;
 
 import dev.postbox.JsonCodec;
-import dev.postbox.http.webhook.InboxResult;
+import dev.postbox.http.inbox.InboxResult;
 import dev.postbox.spring.http.WebhookInboxMvc;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.Set;

@@ -5,16 +5,15 @@ import dev.postbox.Postbox;
 import dev.postbox.http.AesGcmSecretCipher;
 import dev.postbox.http.EndpointTimeouts;
 import dev.postbox.http.HttpDelivery;
-import dev.postbox.http.PortPolicy;
 import dev.postbox.http.SecretCipher;
-import dev.postbox.http.SsrfPolicy;
+import dev.postbox.http.ssrf.PortPolicy;
+import dev.postbox.http.ssrf.SsrfPolicy;
 import dev.postbox.http.webhook.EndpointRegistry;
 import dev.postbox.http.webhook.HttpDeliveryModule;
 import dev.postbox.http.webhook.SustainedFailurePolicy;
 import dev.postbox.http.webhook.WebhookInstrumentation;
 import dev.postbox.http.webhook.WebhookListener;
 import dev.postbox.http.webhook.Webhooks;
-import dev.postbox.spring.PostboxCustomizer;
 import dev.postbox.spring.endpoint.WebhookEndpointAdmin;
 import dev.postbox.spring.internal.PostboxDatabase;
 import org.springframework.beans.factory.ObjectProvider;
@@ -30,8 +29,8 @@ import org.springframework.core.env.Environment;
 /**
  * Webhook delivery ({@code postbox-delivery-http}) on the starter's {@link Postbox}: an {@link
  * HttpDelivery} with the SSRF policy and timeouts of {@code postbox.http.*}, the {@link
- * HttpDeliveryModule} whose two handlers are installed into the engine through a {@link
- * PostboxCustomizer}, its {@link EndpointRegistry} and {@link Webhooks}, and the endpoints declared
+ * HttpDeliveryModule} bean, a {@link dev.postbox.PostboxModule} that the starter's engine builder
+ * adds (its two handlers, installed once the engine is built), its {@link EndpointRegistry} and {@link Webhooks}, and the endpoints declared
  * under {@code postbox.http.endpoints.*}, registered at start-up. Every {@link WebhookListener} bean
  * receives the module's events. Off with {@code postbox.http.enabled=false}; absent without {@code
  * postbox-delivery-http} on the classpath.
@@ -97,7 +96,6 @@ public final class PostboxHttpAutoConfiguration {
     @ConditionalOnMissingBean
     HttpDeliveryModule postboxHttpDeliveryModule(
             PostboxDatabase database,
-            ObjectProvider<Postbox> postbox,
             JsonCodec codec,
             HttpDelivery delivery,
             PostboxHttpProperties properties,
@@ -105,7 +103,7 @@ public final class PostboxHttpAutoConfiguration {
             ObjectProvider<WebhookListener> listeners,
             ObjectProvider<WebhookInstrumentation> instrumentation) {
         PostboxHttpProperties.SustainedFailure sustained = properties.getSustainedFailure();
-        HttpDeliveryModule.Builder b = HttpDeliveryModule.builder(database.dataSource(), postbox::getObject)
+        HttpDeliveryModule.Builder b = HttpDeliveryModule.builder(database.dataSource())
                 .delivery(delivery)
                 .secretCipher(secretCipher)
                 .codec(codec)
@@ -128,13 +126,6 @@ public final class PostboxHttpAutoConfiguration {
             b.globalRateLimit(global.getRatePerSecond(), global.getBurst());
         }
         return b.build();
-    }
-
-    /** Installs the module's delivery and fan-out handlers into the starter's {@code Postbox.Builder}. */
-    @Bean
-    @ConditionalOnMissingBean
-    PostboxHttpInstaller postboxHttpInstaller(HttpDeliveryModule http) {
-        return new PostboxHttpInstaller(http);
     }
 
     @Bean
@@ -161,20 +152,5 @@ public final class PostboxHttpAutoConfiguration {
     @ConditionalOnMissingBean
     WebhookEndpointAdmin postboxWebhookEndpointAdmin(EndpointRegistry registry) {
         return new RegistryWebhookEndpointAdmin(registry);
-    }
-
-    /** A {@link PostboxCustomizer} that adds the module's two handlers to the engine. */
-    public static final class PostboxHttpInstaller implements PostboxCustomizer {
-
-        private final HttpDeliveryModule http;
-
-        PostboxHttpInstaller(HttpDeliveryModule http) {
-            this.http = http;
-        }
-
-        @Override
-        public void customizePostbox(Postbox.Builder postbox) {
-            http.installInto(postbox);
-        }
     }
 }

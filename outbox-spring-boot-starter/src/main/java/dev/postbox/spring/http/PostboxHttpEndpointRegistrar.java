@@ -1,8 +1,8 @@
 package dev.postbox.spring.http;
 
 import dev.postbox.http.EndpointTimeouts;
-import dev.postbox.http.ForbiddenDestinationException;
 import dev.postbox.http.RedactedUrl;
+import dev.postbox.http.ssrf.ForbiddenDestinationException;
 import dev.postbox.http.webhook.Endpoint;
 import dev.postbox.http.webhook.EndpointRegistry;
 import java.time.Duration;

@@ -1,7 +1,7 @@
 package dev.postbox.spring.http;
 
-import dev.postbox.http.PortPolicy;
 import dev.postbox.http.RedactedUrl;
+import dev.postbox.http.ssrf.PortPolicy;
 import dev.postbox.http.webhook.HttpDeliveryModule;
 import dev.postbox.spring.RetryProperties;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package dev.postbox.spring.http;
 
-import dev.postbox.http.webhook.WebhookInbox;
+import dev.postbox.http.inbox.WebhookInbox;
 import dev.postbox.spring.internal.PostboxDatabase;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;

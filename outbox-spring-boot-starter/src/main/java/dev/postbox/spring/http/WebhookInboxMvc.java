@@ -1,8 +1,8 @@
 package dev.postbox.spring.http;
 
-import dev.postbox.http.webhook.InboxHandler;
-import dev.postbox.http.webhook.InboxResult;
-import dev.postbox.http.webhook.WebhookInbox;
+import dev.postbox.http.inbox.InboxHandler;
+import dev.postbox.http.inbox.InboxResult;
+import dev.postbox.http.inbox.WebhookInbox;
 import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;

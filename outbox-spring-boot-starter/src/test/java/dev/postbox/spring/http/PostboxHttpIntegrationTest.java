@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
-import dev.postbox.http.WebhookSecret;
-import dev.postbox.http.webhook.InboxResult;
-import dev.postbox.http.webhook.WebhookInbox;
+import dev.postbox.http.inbox.InboxResult;
+import dev.postbox.http.inbox.WebhookInbox;
+import dev.postbox.http.signing.WebhookSecret;
 import dev.postbox.http.webhook.Webhooks;
 import dev.postbox.spring.PostboxAutoConfiguration;
 import dev.postbox.spring.endpoint.PostboxEndpoint;

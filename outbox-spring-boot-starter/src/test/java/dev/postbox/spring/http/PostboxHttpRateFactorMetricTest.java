@@ -3,7 +3,7 @@ package dev.postbox.spring.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.postbox.http.WebhookSecret;
+import dev.postbox.http.signing.WebhookSecret;
 import dev.postbox.http.webhook.HttpDeliveryModule;
 import dev.postbox.spring.PostboxAutoConfiguration;
 import dev.postbox.testing.TestDatabase;

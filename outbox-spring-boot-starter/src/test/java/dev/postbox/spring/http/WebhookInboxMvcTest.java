@@ -2,8 +2,8 @@ package dev.postbox.spring.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.postbox.http.WebhookSecret;
-import dev.postbox.http.webhook.WebhookInbox;
+import dev.postbox.http.inbox.WebhookInbox;
+import dev.postbox.http.signing.WebhookSecret;
 import dev.postbox.testing.TestDatabase;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -6,7 +6,7 @@ import dev.postbox.QueueStats;
 import dev.postbox.http.AttemptResult;
 import dev.postbox.http.DeliveryOutcome;
 import dev.postbox.http.FailureCause;
-import dev.postbox.http.WebhookSecret;
+import dev.postbox.http.signing.WebhookSecret;
 import dev.postbox.http.webhook.Endpoint;
 import dev.postbox.http.webhook.WebhookListener;
 import dev.postbox.spring.http.PostboxHttpMetrics;

@@ -11,7 +11,7 @@ import dev.postbox.HandlerRegistration;
 import dev.postbox.JobRequest;
 import dev.postbox.Outbox;
 import dev.postbox.RetryPolicy;
-import dev.postbox.http.WebhookSecret;
+import dev.postbox.http.signing.WebhookSecret;
 import dev.postbox.http.webhook.Webhooks;
 import dev.postbox.spring.PostboxAutoConfiguration;
 import dev.postbox.spring.http.PostboxHttpAutoConfiguration;
