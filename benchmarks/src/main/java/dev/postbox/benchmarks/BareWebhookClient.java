@@ -1,8 +1,8 @@
 package dev.postbox.benchmarks;
 
-import dev.postbox.http.WebhookSecret;
-import dev.postbox.http.WebhookSigner;
-import dev.postbox.http.WebhookVerifier;
+import dev.postbox.http.signing.WebhookSecret;
+import dev.postbox.http.signing.WebhookSigner;
+import dev.postbox.http.signing.WebhookVerifier;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.postbox.benchmarks;
 
-import dev.postbox.http.WebhookSecret;
+import dev.postbox.http.signing.WebhookSecret;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -1,7 +1,7 @@
 package dev.postbox.benchmarks;
 
-import dev.postbox.http.WebhookSecret;
-import dev.postbox.http.WebhookVerifier;
+import dev.postbox.http.signing.WebhookSecret;
+import dev.postbox.http.signing.WebhookVerifier;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

@@ -2,7 +2,7 @@ package dev.postbox.benchmarks;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import dev.postbox.http.WebhookVerifier;
+import dev.postbox.http.signing.WebhookVerifier;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;

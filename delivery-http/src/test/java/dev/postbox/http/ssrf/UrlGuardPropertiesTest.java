@@ -1,7 +1,8 @@
-package dev.postbox.http;
+package dev.postbox.http.ssrf;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.postbox.http.RedactedUrl;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.List;
