@@ -75,7 +75,14 @@ import org.springframework.transaction.PlatformTransactionManager;
             "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration",
             "org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration",
             "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
-            "org.springframework.boot.autoconfigure.aop.AopAutoConfiguration"
+            "org.springframework.boot.autoconfigure.aop.AopAutoConfiguration",
+            // Spring Boot 3.5 (unknown names are ignored, so one list serves both lines)
+            "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
+            "org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration",
+            "org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration",
+            "org.springframework.boot.autoconfigure.flyway.FlywayAutoConfiguration",
+            "org.springframework.boot.autoconfigure.liquibase.LiquibaseAutoConfiguration",
+            "org.springframework.boot.autoconfigure.jackson.JacksonAutoConfiguration"
         })
 @ConditionalOnBean(DataSource.class)
 @ConditionalOnBooleanProperty(name = "postbox.enabled", matchIfMissing = true)

@@ -26,9 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -180,8 +178,8 @@ class ConcurrentStartUpTest {
     private static ApplicationContextRunner runner(DataSource dataSource, String billingUrl) {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
-                        DataSourceTransactionManagerAutoConfiguration.class,
-                        TransactionAutoConfiguration.class,
+                        BootAutoConfigurations.DATA_SOURCE_TRANSACTION_MANAGER,
+                        BootAutoConfigurations.TRANSACTION,
                         PostboxAutoConfiguration.class,
                         PostboxScheduleAutoConfiguration.class,
                         PostboxHttpAutoConfiguration.class))

@@ -11,9 +11,7 @@ import java.time.Instant;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -226,8 +224,8 @@ class EnqueueIntegrationTest {
     private static ApplicationContextRunner base() {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
-                        DataSourceTransactionManagerAutoConfiguration.class,
-                        TransactionAutoConfiguration.class,
+                        BootAutoConfigurations.DATA_SOURCE_TRANSACTION_MANAGER,
+                        BootAutoConfigurations.TRANSACTION,
                         PostboxAutoConfiguration.class))
                 .withUserConfiguration(PostboxTestHelperConfiguration.class)
                 .withPropertyValues("postbox.worker.enabled=false")

@@ -17,9 +17,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -82,8 +80,8 @@ class OutboxHandlerIntegrationTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(
-                    DataSourceTransactionManagerAutoConfiguration.class,
-                    TransactionAutoConfiguration.class,
+                    BootAutoConfigurations.DATA_SOURCE_TRANSACTION_MANAGER,
+                    BootAutoConfigurations.TRANSACTION,
                     PostboxAutoConfiguration.class))
             .withUserConfiguration(ShopConfiguration.class, PostboxTestHelperConfiguration.class)
             .withPropertyValues("postbox.worker.enabled=false");

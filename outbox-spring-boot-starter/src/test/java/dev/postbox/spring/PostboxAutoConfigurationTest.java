@@ -22,9 +22,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -32,8 +30,8 @@ class PostboxAutoConfigurationTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(
-                    DataSourceTransactionManagerAutoConfiguration.class,
-                    TransactionAutoConfiguration.class,
+                    BootAutoConfigurations.DATA_SOURCE_TRANSACTION_MANAGER,
+                    BootAutoConfigurations.TRANSACTION,
                     PostboxAutoConfiguration.class))
             .withPropertyValues("postbox.worker.enabled=false");
 

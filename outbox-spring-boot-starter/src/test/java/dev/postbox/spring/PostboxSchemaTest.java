@@ -15,12 +15,8 @@ import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -33,10 +29,10 @@ class PostboxSchemaTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(
-                    DataSourceTransactionManagerAutoConfiguration.class,
-                    TransactionAutoConfiguration.class,
-                    FlywayAutoConfiguration.class,
-                    LiquibaseAutoConfiguration.class,
+                    BootAutoConfigurations.DATA_SOURCE_TRANSACTION_MANAGER,
+                    BootAutoConfigurations.TRANSACTION,
+                    BootAutoConfigurations.FLYWAY,
+                    BootAutoConfigurations.LIQUIBASE,
                     PostboxAutoConfiguration.class))
             .withPropertyValues(
                     "postbox.worker.enabled=false", "spring.flyway.enabled=false", "spring.liquibase.enabled=false");

@@ -9,13 +9,9 @@ import dev.postbox.testing.TestDatabase;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.testcontainers.service.connection.ServiceConnection;
 import org.springframework.boot.testcontainers.service.connection.ServiceConnectionAutoConfiguration;
-import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.testcontainers.postgresql.PostgreSQLContainer;
@@ -79,9 +75,9 @@ class ServiceConnectionSchemaTest {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(
                     ServiceConnectionAutoConfiguration.class,
-                    DataSourceAutoConfiguration.class,
-                    DataSourceTransactionManagerAutoConfiguration.class,
-                    TransactionAutoConfiguration.class,
+                    BootAutoConfigurations.DATA_SOURCE,
+                    BootAutoConfigurations.DATA_SOURCE_TRANSACTION_MANAGER,
+                    BootAutoConfigurations.TRANSACTION,
                     PostboxAutoConfiguration.class))
             .withUserConfiguration(Containers.class)
             .withPropertyValues("postbox.worker.enabled=false");
@@ -92,7 +88,7 @@ class ServiceConnectionSchemaTest {
         try {
             runner.run(context -> {
                 assertThat(context).hasNotFailed();
-                assertThat(context.getBean(JdbcConnectionDetails.class)
+                assertThat(context.getBean(BootAutoConfigurations.JDBC_CONNECTION_DETAILS)
                                 .getClass()
                                 .getName())
                         .as("Boot's connection details from the container")
@@ -113,8 +109,8 @@ class ServiceConnectionSchemaTest {
                     "zonky's embedded server (no POSTBOX_TEST_JDBC_URL) is embedded anyway: nothing to tell apart");
             new ApplicationContextRunner()
                     .withConfiguration(AutoConfigurations.of(
-                            DataSourceAutoConfiguration.class,
-                            DataSourceTransactionManagerAutoConfiguration.class,
+                            BootAutoConfigurations.DATA_SOURCE,
+                            BootAutoConfigurations.DATA_SOURCE_TRANSACTION_MANAGER,
                             PostboxAutoConfiguration.class))
                     .withPropertyValues(
                             "postbox.worker.enabled=false", "spring.datasource.url=" + database.getJdbcUrl())

@@ -14,7 +14,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -28,7 +27,8 @@ class VirtualThreadHandlersTest {
         AtomicReference<Thread> handlerThread = new AtomicReference<>();
         TestDataSources.withSchema(new ApplicationContextRunner()
                         .withConfiguration(AutoConfigurations.of(
-                                DataSourceTransactionManagerAutoConfiguration.class, PostboxAutoConfiguration.class)))
+                                BootAutoConfigurations.DATA_SOURCE_TRANSACTION_MANAGER,
+                                PostboxAutoConfiguration.class)))
                 .withPropertyValues(
                         "spring.threads.virtual.enabled=true",
                         "postbox.worker.poll-interval=100ms",

@@ -33,7 +33,11 @@ import org.springframework.transaction.PlatformTransactionManager;
             "dev.postbox.spring.PostboxAutoConfiguration",
             "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
             "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
-            "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration"
+            "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
+            // Spring Boot 3.5
+            "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
+            "org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration",
+            "org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration"
         })
 @ConditionalOnClass(WebhookInbox.class)
 @ConditionalOnBean(DataSource.class)

@@ -7,13 +7,14 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
-import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
 import org.springframework.util.ClassUtils;
 
 /**
  * Tells whether a {@code DataSource} is a Testcontainers database that Spring Boot connected through
- * {@code @ServiceConnection}: a {@link JdbcConnectionDetails} bean made from a container (Boot's
+ * {@code @ServiceConnection}: a {@code JdbcConnectionDetails} bean made from a container (Boot's
  * {@code ContainerConnectionDetails}) whose JDBC URL is the one the {@code DataSource} connects to.
+ * Boot 3 and 4 keep {@code JdbcConnectionDetails} in different packages; {@link JdbcConnectionUrls}
+ * (one per Spring Boot line) reads them.
  * Such a database is as disposable as an embedded one, so {@code postbox.schema.initialize=embedded}
  * gives it the schema without any setup in the test.
  */
@@ -32,18 +33,14 @@ public final class ServiceConnectionDatabases {
             return false;
         }
         String url = null;
-        for (JdbcConnectionDetails details :
-                beanFactory.getBeansOfType(JdbcConnectionDetails.class).values()) {
-            if (!containerDetails.isInstance(details)) {
-                continue;
-            }
+        for (String containerUrl : JdbcConnectionUrls.of(beanFactory, containerDetails)) {
             if (url == null) {
                 url = urlOf(dataSource);
                 if (url == null) {
                     return false;
                 }
             }
-            if (withoutQuery(details.getJdbcUrl()).equals(withoutQuery(url))) {
+            if (withoutQuery(containerUrl).equals(withoutQuery(url))) {
                 return true;
             }
         }

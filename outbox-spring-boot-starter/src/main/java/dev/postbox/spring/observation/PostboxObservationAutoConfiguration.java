@@ -24,7 +24,11 @@ import org.springframework.context.annotation.Configuration;
  * WebhookInstrumentation} bean; declare your own to replace them.
  */
 @AutoConfiguration(
-        afterName = "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration")
+        afterName = {
+            "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration",
+            // Spring Boot 3.5
+            "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration"
+        })
 @ConditionalOnClass(ObservationRegistry.class)
 @ConditionalOnBean(ObservationRegistry.class)
 @ConditionalOnBooleanProperty(name = "postbox.observations.enabled", matchIfMissing = true)

@@ -11,6 +11,7 @@ import dev.postbox.http.webhook.Endpoint;
 import dev.postbox.http.webhook.EndpointRegistry;
 import dev.postbox.http.webhook.HttpDeliveryModule;
 import dev.postbox.http.webhook.Webhooks;
+import dev.postbox.spring.BootAutoConfigurations;
 import dev.postbox.spring.PostboxAutoConfiguration;
 import dev.postbox.spring.endpoint.PostboxAdminProperties;
 import dev.postbox.spring.endpoint.PostboxEndpoint;
@@ -25,12 +26,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
-import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /** Conditions, property binding and start-up registration of the webhook auto-configuration. */
@@ -50,8 +49,8 @@ class PostboxHttpAutoConfigurationTest {
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
-                        DataSourceTransactionManagerAutoConfiguration.class,
-                        TransactionAutoConfiguration.class,
+                        BootAutoConfigurations.DATA_SOURCE_TRANSACTION_MANAGER,
+                        BootAutoConfigurations.TRANSACTION,
                         PostboxAutoConfiguration.class,
                         PostboxHttpAutoConfiguration.class,
                         PostboxInboxAutoConfiguration.class))
@@ -68,8 +67,8 @@ class PostboxHttpAutoConfigurationTest {
     private ApplicationContextRunner runnerWithoutKeys() {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
-                        DataSourceTransactionManagerAutoConfiguration.class,
-                        TransactionAutoConfiguration.class,
+                        BootAutoConfigurations.DATA_SOURCE_TRANSACTION_MANAGER,
+                        BootAutoConfigurations.TRANSACTION,
                         PostboxAutoConfiguration.class,
                         PostboxHttpAutoConfiguration.class))
                 .withBean("dataSource", DataSource.class, () -> dataSource, d -> d.setDestroyMethodName(""))

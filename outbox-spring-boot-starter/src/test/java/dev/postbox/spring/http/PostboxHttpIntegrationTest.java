@@ -8,6 +8,7 @@ import dev.postbox.http.inbox.InboxResult;
 import dev.postbox.http.inbox.WebhookInbox;
 import dev.postbox.http.signing.WebhookSecret;
 import dev.postbox.http.webhook.Webhooks;
+import dev.postbox.spring.BootAutoConfigurations;
 import dev.postbox.spring.PostboxAutoConfiguration;
 import dev.postbox.spring.endpoint.PostboxEndpoint;
 import dev.postbox.spring.endpoint.PostboxEndpointAutoConfiguration;
@@ -28,12 +29,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -85,11 +81,11 @@ class PostboxHttpIntegrationTest {
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
-                        DataSourceTransactionManagerAutoConfiguration.class,
-                        TransactionAutoConfiguration.class,
-                        MetricsAutoConfiguration.class,
-                        SimpleMetricsExportAutoConfiguration.class,
-                        CompositeMeterRegistryAutoConfiguration.class,
+                        BootAutoConfigurations.DATA_SOURCE_TRANSACTION_MANAGER,
+                        BootAutoConfigurations.TRANSACTION,
+                        BootAutoConfigurations.METRICS,
+                        BootAutoConfigurations.SIMPLE_METRICS_EXPORT,
+                        BootAutoConfigurations.COMPOSITE_METER_REGISTRY,
                         PostboxAutoConfiguration.class,
                         PostboxMetricsAutoConfiguration.class,
                         PostboxEndpointAutoConfiguration.class,

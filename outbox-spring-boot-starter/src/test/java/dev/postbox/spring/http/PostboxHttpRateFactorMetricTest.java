@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import dev.postbox.http.signing.WebhookSecret;
 import dev.postbox.http.webhook.HttpDeliveryModule;
+import dev.postbox.spring.BootAutoConfigurations;
 import dev.postbox.spring.PostboxAutoConfiguration;
 import dev.postbox.testing.TestDatabase;
 import io.micrometer.core.instrument.Gauge;
@@ -14,12 +15,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -40,11 +36,11 @@ class PostboxHttpRateFactorMetricTest {
     void theGaugeFollowsTheClusterWideFactor() {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
-                        DataSourceTransactionManagerAutoConfiguration.class,
-                        TransactionAutoConfiguration.class,
-                        MetricsAutoConfiguration.class,
-                        SimpleMetricsExportAutoConfiguration.class,
-                        CompositeMeterRegistryAutoConfiguration.class,
+                        BootAutoConfigurations.DATA_SOURCE_TRANSACTION_MANAGER,
+                        BootAutoConfigurations.TRANSACTION,
+                        BootAutoConfigurations.METRICS,
+                        BootAutoConfigurations.SIMPLE_METRICS_EXPORT,
+                        BootAutoConfigurations.COMPOSITE_METER_REGISTRY,
                         PostboxAutoConfiguration.class,
                         PostboxHttpAutoConfiguration.class,
                         PostboxHttpMetricsAutoConfiguration.class))

@@ -8,6 +8,7 @@ import dev.postbox.Job;
 import dev.postbox.JobRequest;
 import dev.postbox.PermanentJobFailure;
 import dev.postbox.Postbox;
+import dev.postbox.spring.BootAutoConfigurations;
 import dev.postbox.spring.OutboxHandler;
 import dev.postbox.spring.PostboxAutoConfiguration;
 import dev.postbox.spring.endpoint.PostboxEndpoint;
@@ -27,12 +28,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -70,11 +66,11 @@ class ObservabilityIntegrationTest {
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
-                        DataSourceTransactionManagerAutoConfiguration.class,
-                        TransactionAutoConfiguration.class,
-                        MetricsAutoConfiguration.class,
-                        SimpleMetricsExportAutoConfiguration.class,
-                        CompositeMeterRegistryAutoConfiguration.class,
+                        BootAutoConfigurations.DATA_SOURCE_TRANSACTION_MANAGER,
+                        BootAutoConfigurations.TRANSACTION,
+                        BootAutoConfigurations.METRICS,
+                        BootAutoConfigurations.SIMPLE_METRICS_EXPORT,
+                        BootAutoConfigurations.COMPOSITE_METER_REGISTRY,
                         PostboxAutoConfiguration.class,
                         PostboxMetricsAutoConfiguration.class,
                         PostboxHealthAutoConfiguration.class,

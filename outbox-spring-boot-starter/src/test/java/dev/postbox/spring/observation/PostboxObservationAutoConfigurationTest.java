@@ -7,6 +7,7 @@ import dev.postbox.JobRequest;
 import dev.postbox.Postbox;
 import dev.postbox.PostboxInstrumentation;
 import dev.postbox.http.webhook.WebhookInstrumentation;
+import dev.postbox.spring.BootAutoConfigurations;
 import dev.postbox.spring.PostboxAutoConfiguration;
 import dev.postbox.spring.http.PostboxHttpAutoConfiguration;
 import dev.postbox.testing.TestDatabase;
@@ -21,9 +22,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -41,8 +40,8 @@ class PostboxObservationAutoConfigurationTest {
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
-                        DataSourceTransactionManagerAutoConfiguration.class,
-                        TransactionAutoConfiguration.class,
+                        BootAutoConfigurations.DATA_SOURCE_TRANSACTION_MANAGER,
+                        BootAutoConfigurations.TRANSACTION,
                         PostboxObservationAutoConfiguration.class,
                         PostboxAutoConfiguration.class,
                         PostboxHttpAutoConfiguration.class))

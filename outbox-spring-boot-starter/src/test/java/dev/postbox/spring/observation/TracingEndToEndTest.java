@@ -13,6 +13,7 @@ import dev.postbox.Outbox;
 import dev.postbox.RetryPolicy;
 import dev.postbox.http.signing.WebhookSecret;
 import dev.postbox.http.webhook.Webhooks;
+import dev.postbox.spring.BootAutoConfigurations;
 import dev.postbox.spring.PostboxAutoConfiguration;
 import dev.postbox.spring.http.PostboxHttpAutoConfiguration;
 import dev.postbox.testing.TestDatabase;
@@ -32,9 +33,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.test.web.servlet.MockMvc;
 import org.springframework.test.web.servlet.setup.MockMvcBuilders;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -103,8 +102,8 @@ class TracingEndToEndTest {
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
-                        DataSourceTransactionManagerAutoConfiguration.class,
-                        TransactionAutoConfiguration.class,
+                        BootAutoConfigurations.DATA_SOURCE_TRANSACTION_MANAGER,
+                        BootAutoConfigurations.TRANSACTION,
                         PostboxObservationAutoConfiguration.class,
                         PostboxAutoConfiguration.class,
                         PostboxHttpAutoConfiguration.class))

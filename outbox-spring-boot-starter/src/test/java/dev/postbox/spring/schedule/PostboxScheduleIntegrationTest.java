@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.postbox.Job;
 import dev.postbox.cron.InvalidScheduleException;
 import dev.postbox.cron.ScheduleMaterializer;
+import dev.postbox.spring.BootAutoConfigurations;
 import dev.postbox.spring.OutboxHandler;
 import dev.postbox.spring.PostboxAutoConfiguration;
 import dev.postbox.spring.PostboxSchedule;
@@ -33,9 +34,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -96,8 +95,8 @@ class PostboxScheduleIntegrationTest {
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
-                        DataSourceTransactionManagerAutoConfiguration.class,
-                        TransactionAutoConfiguration.class,
+                        BootAutoConfigurations.DATA_SOURCE_TRANSACTION_MANAGER,
+                        BootAutoConfigurations.TRANSACTION,
                         PostboxAutoConfiguration.class,
                         PostboxScheduleAutoConfiguration.class,
                         PostboxMetricsAutoConfiguration.class))

@@ -1,0 +1,43 @@
+package dev.postbox.spring.health;
+
+import dev.postbox.PostboxAdmin;
+import dev.postbox.QueueStats;
+import java.util.List;
+import java.util.function.Supplier;
+import org.springframework.boot.actuate.health.Health;
+import org.springframework.boot.actuate.health.HealthIndicator;
+import org.springframework.boot.actuate.health.Status;
+
+/**
+ * Postbox's health: {@code DOWN} when the queue statistics cannot be read (database unreachable or
+ * schema missing); the configured degraded status (default {@code OUT_OF_SERVICE}) when the oldest
+ * claimable job is older than {@code postbox.health.oldest-age-threshold} or the dead letters are more
+ * than {@code postbox.health.dlq-threshold}; else {@code UP}. Details always show the numbers and the
+ * thresholds. One aggregate query per call; use {@code management.endpoint.health.cache.time-to-live}
+ * if probes call it often.
+ */
+public class PostboxHealthIndicator implements HealthIndicator {
+
+    private final Supplier<List<QueueStats>> stats;
+    private final PostboxHealthProperties properties;
+
+    public PostboxHealthIndicator(PostboxAdmin admin, PostboxHealthProperties properties) {
+        this(admin::queues, properties);
+    }
+
+    /** Reads statistics from the given source (for tests and custom sources). */
+    public PostboxHealthIndicator(Supplier<List<QueueStats>> stats, PostboxHealthProperties properties) {
+        this.stats = stats;
+        this.properties = properties;
+    }
+
+    @Override
+    public Health health() {
+        QueueHealth judged = QueueHealth.assess(stats, properties);
+        Health.Builder builder = Health.status(new Status(judged.status()));
+        if (judged.failure() != null) {
+            builder.withException(judged.failure());
+        }
+        return builder.withDetails(judged.details()).build();
+    }
+}
