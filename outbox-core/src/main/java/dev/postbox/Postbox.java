@@ -7,6 +7,7 @@ import dev.postbox.internal.JobWriter;
 import dev.postbox.internal.Require;
 import dev.postbox.internal.WakeUps;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
 import javax.sql.DataSource;
@@ -39,13 +40,16 @@ public final class Postbox implements AutoCloseable {
         this.config = b.config;
         JsonCodec codec = b.codec != null ? b.codec : JsonCodec.jackson();
         Map<String, HandlerRegistration> handlers = Map.copyOf(b.handlers);
-        this.handlerKinds = Set.copyOf(handlers.keySet());
+        Map<String, BatchHandlerRegistration> batchHandlers = Map.copyOf(b.batchHandlers);
+        Set<String> kinds = new LinkedHashSet<>(handlers.keySet());
+        kinds.addAll(batchHandlers.keySet());
+        this.handlerKinds = Set.copyOf(kinds);
         JobWriter writer = new JobWriter(codec, config, kind -> {
             HandlerRegistration registration = handlers.get(kind);
-            RetryPolicy policy = registration != null && registration.retryPolicy() != null
-                    ? registration.retryPolicy()
-                    : config.retryPolicy();
-            return policy.maxAttempts();
+            BatchHandlerRegistration batch = batchHandlers.get(kind);
+            RetryPolicy kindPolicy =
+                    registration != null ? registration.retryPolicy() : batch != null ? batch.retryPolicy() : null;
+            return (kindPolicy != null ? kindPolicy : config.retryPolicy()).maxAttempts();
         });
         WakeUps wakeUps = new WakeUps(b.dataSource, config.notifyInterval(), config.pollInterval());
         this.outbox =
@@ -54,7 +58,15 @@ public final class Postbox implements AutoCloseable {
         PlatformTransactionManager tm =
                 b.transactionManager != null ? b.transactionManager : new DataSourceTransactionManager(b.dataSource);
         this.engine = new Engine(
-                b.dataSource, tm, handlers, new JobStore(codec), b.listener, b.instrumentation, config, wakeUps);
+                b.dataSource,
+                tm,
+                handlers,
+                batchHandlers,
+                new JobStore(codec),
+                b.listener,
+                b.instrumentation,
+                config,
+                wakeUps);
     }
 
     public static Builder builder(DataSource dataSource) {
@@ -75,7 +87,7 @@ public final class Postbox implements AutoCloseable {
         return config;
     }
 
-    /** The job kinds this engine has a handler for. */
+    /** The job kinds this engine has a handler or a batch handler for. */
     public Set<String> handlerKinds() {
         return handlerKinds;
     }
@@ -129,6 +141,7 @@ public final class Postbox implements AutoCloseable {
         private PostboxInstrumentation instrumentation = PostboxInstrumentation.NO_OP;
         private @Nullable PlatformTransactionManager transactionManager;
         private final Map<String, HandlerRegistration> handlers = new LinkedHashMap<>();
+        private final Map<String, BatchHandlerRegistration> batchHandlers = new LinkedHashMap<>();
 
         private Builder(DataSource dataSource) {
             this.dataSource = Require.notNull(dataSource, "dataSource");
@@ -170,11 +183,28 @@ public final class Postbox implements AutoCloseable {
 
         public Builder handler(HandlerRegistration registration) {
             Require.notNull(registration, "registration");
-            if (handlers.putIfAbsent(registration.kind(), registration) != null) {
-                throw new IllegalArgumentException("A handler for kind '" + registration.kind()
-                        + "' is already registered: each kind has exactly one handler");
-            }
+            requireNewKind(registration.kind());
+            handlers.put(registration.kind(), registration);
             return this;
+        }
+
+        /**
+         * Registers a handler that takes claimed jobs of its kind in batches ({@link BatchJobHandler}).
+         *
+         * @throws IllegalArgumentException if the kind has a handler or a batch handler already
+         */
+        public Builder batchHandler(BatchHandlerRegistration registration) {
+            Require.notNull(registration, "registration");
+            requireNewKind(registration.kind());
+            batchHandlers.put(registration.kind(), registration);
+            return this;
+        }
+
+        private void requireNewKind(String kind) {
+            if (handlers.containsKey(kind) || batchHandlers.containsKey(kind)) {
+                throw new IllegalArgumentException("A handler for kind '" + kind
+                        + "' is already registered: each kind has exactly one handler (plain or batch)");
+            }
         }
 
         public Builder handler(String kind, JobHandler handler) {

@@ -106,7 +106,7 @@ public final class JobRunner {
      * one whose lease may have lapsed already is dropped without a write, and the rescuer returns
      * it, uncharged, when the lease has expired.
      */
-    private boolean startable(ClaimedJob claimed) {
+    boolean startable(ClaimedJob claimed) {
         if (!inFlight.holds(claimed)) {
             return false;
         }
@@ -144,7 +144,8 @@ public final class JobRunner {
      * else why not: the lease moved on ({@code LEASE_LOST}) or the mark could not be written
      * ({@code UNRECORDED}).
      */
-    private @Nullable AttemptOutcome begin(ClaimedJob claimed) {
+    @Nullable
+    AttemptOutcome begin(ClaimedJob claimed) {
         if (claimed.suspect()) {
             try (Connection c = dataSource.getConnection()) {
                 c.setAutoCommit(true);
@@ -247,10 +248,10 @@ public final class JobRunner {
             listener.staleToken(job.id(), "complete");
         } catch (HandlerFailure e) {
             error = e.getCause();
-            outcome = failed(claimed, registration, e.getCause(), start);
+            outcome = failed(claimed, registration.retryPolicy(), e.getCause(), start);
         } catch (Exception | Error e) {
             error = e;
-            outcome = failed(claimed, registration, e, start);
+            outcome = failed(claimed, registration.retryPolicy(), e, start);
         } finally {
             claimed.handlerDone(); // its outcome is written (or given up): no start mark needed
             instrumentation.ended(observed, job, outcome, error);
@@ -275,11 +276,14 @@ public final class JobRunner {
         }
     }
 
-    /** Writes a failed attempt's outcome; returns it ({@code UNRECORDED} when the write failed). */
-    private AttemptOutcome failed(ClaimedJob claimed, HandlerRegistration registration, Throwable error, long start) {
+    /**
+     * Writes a failed attempt's outcome (also a batch member's, {@link BatchRunner}); returns it
+     * ({@code UNRECORDED} when the write failed).
+     */
+    AttemptOutcome failed(ClaimedJob claimed, @Nullable RetryPolicy kindPolicy, Throwable error, long start) {
         Job job = claimed.job();
         long took = millisSince(start);
-        RetryPolicy policy = registration.retryPolicy() != null ? registration.retryPolicy() : config.retryPolicy();
+        RetryPolicy policy = kindPolicy != null ? kindPolicy : config.retryPolicy();
         try {
             if (error instanceof SnoozeJob snooze) {
                 snooze(claimed, snooze.delay(), snooze.getMessage());
@@ -377,7 +381,7 @@ public final class JobRunner {
         }
     }
 
-    private void writeExpired(ClaimedJob claimed) {
+    void writeExpired(ClaimedJob claimed) {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
             store.finish(c, List.of(new JobStore.Completion(claimed.id(), claimed.token(), 0)), "expired", false);
