@@ -27,6 +27,7 @@ public final class Bench {
             "enqueue-overhead",
             "concurrent-enqueue",
             "http",
+            KafkaRelayBench.NAME,
             "history-growth",
             "memory",
             "console");
@@ -78,6 +79,8 @@ public final class Bench {
                 case ConcurrentEnqueue.NAME ->
                     List.of(ConcurrentEnqueue.run(env, ConcurrentEnqueue.Settings.fromSystemProperties()));
                 case "http" -> List.of(Http.run(env, sizes.httpJobs()));
+                case KafkaRelayBench.NAME ->
+                    List.of(KafkaRelayBench.run(env, KafkaRelayBench.Settings.fromSystemProperties()));
                 case "history-growth" -> List.of(HistoryGrowth.run(env, sizes.historySizes()));
                 case "memory" -> List.of(Memory.run(env, sizes.memoryJobs(), sizes.memoryHeap()));
                 case "console" -> List.of(Console.run(env, Console.Volumes.fromSystemProperties()));

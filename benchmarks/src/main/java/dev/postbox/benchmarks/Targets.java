@@ -60,6 +60,19 @@ final class Targets {
                             ? "MISSED: http ≥ 5,000 deliveries/s: " + http.get("notes")
                             : verdict(jps >= 5_000, "http ≥ 5,000 deliveries/s: " + fmt(jps)));
         }
+        Map<String, Object> kafka = all.get(KafkaRelayBench.NAME);
+        if (kafka != null) {
+            Double mps = num(kafka.get("messagesPerSecond"));
+            lines.add(
+                    mps == null
+                            ? "MISSED: kafka relay ≥ 20,000 messages/s: " + kafka.get("notes")
+                            : verdict(
+                                    mps >= 20_000,
+                                    "kafka relay ≥ 20,000 messages/s: " + fmt(mps) + " (bare producer "
+                                            + fmt(num(kafka.get("producerFloorMessagesPerSecond"))) + ", ratio "
+                                            + fmt(num(kafka.get("ratioToProducerFloor"))) + "×; "
+                                            + kafka.get("broker") + ")"));
+        }
         Map<String, Object> history = all.get("history-growth");
         if (history != null) {
             Double ratio = num(history.get("p50RatioLargestToSmallest"));
