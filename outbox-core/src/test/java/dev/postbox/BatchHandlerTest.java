@@ -210,6 +210,28 @@ class BatchHandlerTest extends DatabaseTest {
     }
 
     @Test
+    void anExpiredMemberIsArchivedUnrunAndNotHandedOver() {
+        List<Long> live = enqueue("index", 2);
+        Postbox producer = Postbox.builder(dataSource).build();
+        long expired = enqueueCommitted(
+                        producer.outbox(),
+                        JobRequest.builder("index")
+                                .payload(Map.of("n", "late"))
+                                .expiresAt(Instant.now().minusSeconds(60))
+                                .build())
+                .jobId();
+        Postbox worker = worker(BatchHandlerRegistration.of("index", this::record), PostboxListener.NO_OP);
+
+        assertThat(worker.runDueJobs()).isEqualTo(3);
+
+        assertThat(batches).containsExactly(live);
+        assertThat(jdbc.queryForObject("SELECT state FROM outbox_job_archive WHERE id = ?", String.class, expired))
+                .isEqualTo("expired");
+        assertThat(count("SELECT count(*) FROM outbox_job_archive WHERE state = 'done'"))
+                .isEqualTo(2);
+    }
+
+    @Test
     void badRegistrationsAndOutcomesAreRefusedWithTheFix() {
         assertThatThrownBy(() -> BatchHandlerRegistration.of("index", b -> {}).maxBatchSize(0))
                 .isInstanceOf(IllegalArgumentException.class)
