@@ -350,6 +350,28 @@ class KafkaRelayTest {
     }
 
     @Test
+    void aBatchForAMissingTopicWaitsForItsMetadataOnceNotOncePerRecord() throws Exception {
+        KafkaRelay relay = relay(b -> b.sendTimeout(Duration.ofSeconds(2))
+                .retryPolicy(RetryPolicy.custom().maxAttempts(1).build())
+                .destination(KafkaDestination.of("nowhere", "postbox-nowhere-" + suffix)));
+        Postbox postbox = engine(relay.installInto(Postbox.builder(db)));
+        List<JobRequest> requests = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            requests.add(relay.message("nowhere", Map.of("n", i), "nowhere-" + i));
+        }
+        commit(postbox, requests);
+
+        long t0 = System.nanoTime();
+        assertThat(postbox.runDueJobs()).isEqualTo(20);
+
+        assertThat(Duration.ofNanos(System.nanoTime() - t0))
+                .as("one metadata wait of 2 s for the batch, not 20")
+                .isLessThan(Duration.ofSeconds(15));
+        assertThat(count("SELECT count(*) FROM outbox_dead_letter WHERE last_error LIKE '%not present in metadata%'"))
+                .isEqualTo(20);
+    }
+
+    @Test
     void aDestinationAtItsRateLimitSnoozesTheRestWithoutSpendingAttempts() throws Exception {
         KafkaRelay relay =
                 relay(b -> b.destination(KafkaDestination.of("limited", topic).withRateLimit(2)));

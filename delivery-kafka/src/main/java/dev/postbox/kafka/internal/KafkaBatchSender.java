@@ -63,11 +63,24 @@ public final class KafkaBatchSender implements BatchJobHandler {
         Map<Job, AtomicBoolean> settled = new HashMap<>();
         Map<Job, KafkaDestination> sentTo = new HashMap<>();
         Map<String, Integer> refusedByLimit = new HashMap<>();
+        // A topic the producer has no metadata for makes every send() block up to the send timeout:
+        // ask once per topic and batch, and fail that destination's jobs without sending.
+        Map<String, @Nullable RuntimeException> unavailable = new HashMap<>();
         for (Job job : jobs) {
             AtomicBoolean done = new AtomicBoolean();
             settled.put(job, done);
             KafkaDestination destination = destination(batch, job);
             if (destination == null) {
+                settle(done, pending);
+                continue;
+            }
+            if (!unavailable.containsKey(destination.topic())) {
+                unavailable.put(destination.topic(), metadata(kafka, destination));
+            }
+            RuntimeException noTopic = unavailable.get(destination.topic());
+            if (noTopic != null) {
+                listener.failed(destination, noTopic instanceof PermanentJobFailure);
+                batch.fail(job, noTopic);
                 settle(done, pending);
                 continue;
             }
@@ -121,6 +134,16 @@ public final class KafkaBatchSender implements BatchJobHandler {
                                     null));
                 }
             }
+        }
+    }
+
+    /** Null when the producer knows the topic's partitions, else the failure for its jobs. */
+    private static @Nullable RuntimeException metadata(Producer<byte[], byte[]> kafka, KafkaDestination destination) {
+        try {
+            kafka.partitionsFor(destination.topic());
+            return null;
+        } catch (KafkaException e) {
+            return SendFailures.classify(destination, e);
         }
     }
 
