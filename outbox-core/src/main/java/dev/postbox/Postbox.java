@@ -9,6 +9,7 @@ import dev.postbox.internal.RetryPolicies;
 import dev.postbox.internal.WakeUps;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -43,8 +44,11 @@ public final class Postbox implements AutoCloseable {
         this.config = b.config;
         JsonCodec codec = b.codec != null ? b.codec : JsonCodec.jackson();
         Map<String, HandlerRegistration> handlers = Map.copyOf(b.handlers);
-        this.handlerKinds = Set.copyOf(handlers.keySet());
-        RetryPolicies policies = new RetryPolicies(config.retryPolicy(), handlers);
+        Map<String, BatchHandlerRegistration> batchHandlers = Map.copyOf(b.batchHandlers);
+        Set<String> kinds = new LinkedHashSet<>(handlers.keySet());
+        kinds.addAll(batchHandlers.keySet());
+        this.handlerKinds = Set.copyOf(kinds);
+        RetryPolicies policies = new RetryPolicies(config.retryPolicy(), handlers, batchHandlers);
         JobWriter writer = new JobWriter(codec, config, policies::maxAttemptsFor);
         WakeUps wakeUps = new WakeUps(b.dataSource, config.notifyInterval(), config.pollInterval());
         this.outbox =
@@ -56,6 +60,7 @@ public final class Postbox implements AutoCloseable {
                 b.dataSource,
                 tm,
                 handlers,
+                batchHandlers,
                 new JobStore(codec),
                 b.listener,
                 b.instrumentation,
@@ -84,7 +89,7 @@ public final class Postbox implements AutoCloseable {
         return config;
     }
 
-    /** The job kinds this engine has a handler for. */
+    /** The job kinds this engine has a handler or a batch handler for. */
     public Set<String> handlerKinds() {
         return handlerKinds;
     }
@@ -139,6 +144,7 @@ public final class Postbox implements AutoCloseable {
         private @Nullable PlatformTransactionManager transactionManager;
         private final Map<String, HandlerRegistration> handlers = new LinkedHashMap<>();
         private final List<PostboxModule> modules = new ArrayList<>();
+        private final Map<String, BatchHandlerRegistration> batchHandlers = new LinkedHashMap<>();
 
         private Builder(DataSource dataSource) {
             this.dataSource = Require.notNull(dataSource, "dataSource");
@@ -180,11 +186,28 @@ public final class Postbox implements AutoCloseable {
 
         public Builder handler(HandlerRegistration registration) {
             Require.notNull(registration, "registration");
-            if (handlers.putIfAbsent(registration.kind(), registration) != null) {
-                throw new IllegalArgumentException("A handler for kind '" + registration.kind()
-                        + "' is already registered: each kind has exactly one handler");
-            }
+            requireNewKind(registration.kind());
+            handlers.put(registration.kind(), registration);
             return this;
+        }
+
+        /**
+         * Registers a handler that takes claimed jobs of its kind in batches ({@link BatchJobHandler}).
+         *
+         * @throws IllegalArgumentException if the kind has a handler or a batch handler already
+         */
+        public Builder batchHandler(BatchHandlerRegistration registration) {
+            Require.notNull(registration, "registration");
+            requireNewKind(registration.kind());
+            batchHandlers.put(registration.kind(), registration);
+            return this;
+        }
+
+        private void requireNewKind(String kind) {
+            if (handlers.containsKey(kind) || batchHandlers.containsKey(kind)) {
+                throw new IllegalArgumentException("A handler for kind '" + kind
+                        + "' is already registered: each kind has exactly one handler (plain or batch)");
+            }
         }
 
         public Builder handler(String kind, JobHandler handler) {

@@ -35,6 +35,7 @@ public final class Bench {
             "concurrent-enqueue",
             "http",
             HttpFloor.NAME,
+            KafkaRelayBench.NAME,
             "history-growth",
             "memory",
             "console");
@@ -105,6 +106,8 @@ public final class Bench {
                     List.of(ConcurrentEnqueue.run(env, ConcurrentEnqueue.Settings.fromSystemProperties()));
                 case "http" -> List.of(Http.run(env, sizes.httpJobs()));
                 case HttpFloor.NAME -> List.of(HttpFloor.run(env, sizes.httpJobs()));
+                case KafkaRelayBench.NAME ->
+                    List.of(KafkaRelayBench.run(env, KafkaRelayBench.Settings.fromSystemProperties()));
                 case "history-growth" -> List.of(HistoryGrowth.run(env, sizes.historySizes()));
                 case "memory" -> List.of(Memory.run(env, sizes.memoryJobs(), sizes.memoryHeap()));
                 case "console" -> List.of(Console.run(env, Console.Volumes.fromSystemProperties()));

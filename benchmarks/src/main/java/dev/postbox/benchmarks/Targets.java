@@ -74,6 +74,18 @@ final class Targets {
                     "http ≥ " + HttpFloor.RATIO_TARGET + "× the bare OkHttp floor (receiver in its own JVM): "
                             + fmt(ratio) + "× (" + fmt(num(httpFloor.get("jobsPerSecond"))) + " vs "
                             + fmt(num(httpFloor.get("httpFloorPerSecond"))) + " deliveries/s)"));
+        Map<String, Object> kafka = all.get(KafkaRelayBench.NAME);
+        if (kafka != null) {
+            Double mps = num(kafka.get("messagesPerSecond"));
+            lines.add(
+                    mps == null
+                            ? "MISSED: kafka relay ≥ 20,000 messages/s: " + kafka.get("notes")
+                            : verdict(
+                                    mps >= 20_000,
+                                    "kafka relay ≥ 20,000 messages/s: " + fmt(mps) + " (bare producer "
+                                            + fmt(num(kafka.get("producerFloorMessagesPerSecond"))) + ", ratio "
+                                            + fmt(num(kafka.get("ratioToProducerFloor"))) + "×; "
+                                            + kafka.get("broker") + ")"));
         }
         Map<String, Object> history = all.get("history-growth");
         if (history != null) {

@@ -186,6 +186,7 @@ public final class ChaosRun {
                 result.put("producerFailures", producer.failures);
                 result.put("backPressureWaits", producer.backPressureWaits);
                 result.put("limitedBursts", producer.bursts);
+                result.put("limitedBurstsSkipped", producer.burstsSkipped);
                 result.put("receiverSignatureRejections", receiver.signatureRejections.get());
                 result.put("workerStartMillisMedian", logs.medianStartMillis());
                 result.put("workerSpringStartMillisMedian", logs.medianSpringMillis());

@@ -1,6 +1,7 @@
 package dev.postbox.internal;
 
 import dev.postbox.AttemptLogLevel;
+import dev.postbox.BatchHandlerRegistration;
 import dev.postbox.HandlerRegistration;
 import dev.postbox.PostboxConfig;
 import dev.postbox.PostboxInstrumentation;
@@ -9,6 +10,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
@@ -45,6 +47,7 @@ public final class Engine {
     private final Dispatcher dispatcher;
     private final CompletionBatcher completions;
     private final JobRunner runner;
+    private final BatchRunner batches;
     private final Rescuer rescuer;
     private final WakeUps wakeUps;
     private final List<Worker> workers = new ArrayList<>();
@@ -58,6 +61,7 @@ public final class Engine {
             DataSource dataSource,
             PlatformTransactionManager transactionManager,
             Map<String, HandlerRegistration> handlers,
+            Map<String, BatchHandlerRegistration> batchHandlers,
             JobStore store,
             PostboxListener listener,
             PostboxInstrumentation instrumentation,
@@ -90,6 +94,8 @@ public final class Engine {
                 instrumentation,
                 config,
                 policies);
+        this.batches =
+                new BatchRunner(batchHandlers, runner, dataSource, store, inFlight, listener, instrumentation, config);
         this.rescuer = new Rescuer(dataSource, store, listener, config, policies);
         inFlight.onRelease(dispatcher::released);
     }
@@ -103,7 +109,7 @@ public final class Engine {
         ThreadFactory platform = daemonThreads("postbox-worker-");
         ThreadFactory workerThreads = config.workerThreadFactory() != null ? config.workerThreadFactory() : platform;
         for (int i = 0; i < config.concurrency(); i++) {
-            Worker worker = new Worker(dispatcher.buffer(), runner);
+            Worker worker = new Worker(dispatcher.buffer(), runner, batches);
             workers.add(worker);
             Thread t = workerThreads.newThread(worker);
             threads.add(t);
@@ -256,9 +262,22 @@ public final class Engine {
                 if (jobs.isEmpty()) {
                     return ran;
                 }
+                Map<String, List<ClaimedJob>> byBatchKind = new LinkedHashMap<>();
                 for (ClaimedJob job : jobs) {
-                    runner.run(job);
+                    if (batches.handles(job)) {
+                        byBatchKind
+                                .computeIfAbsent(job.job().kind(), k -> new ArrayList<>())
+                                .add(job);
+                    } else {
+                        runner.run(job);
+                    }
                     ran++;
+                }
+                for (List<ClaimedJob> ofKind : byBatchKind.values()) {
+                    int size = batches.maxBatchSize(ofKind.get(0));
+                    for (int from = 0; from < ofKind.size(); from += size) {
+                        batches.run(ofKind.subList(from, Math.min(ofKind.size(), from + size)));
+                    }
                 }
                 completions.flushNow();
             }

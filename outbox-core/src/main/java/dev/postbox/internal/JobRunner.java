@@ -106,7 +106,7 @@ public final class JobRunner {
      * one whose lease may have lapsed already is dropped without a write, and the rescuer returns
      * it, uncharged, when the lease has expired.
      */
-    private boolean startable(ClaimedJob claimed) {
+    boolean startable(ClaimedJob claimed) {
         if (!inFlight.holds(claimed)) {
             return false;
         }
@@ -144,7 +144,8 @@ public final class JobRunner {
      * else why not: the lease moved on ({@code LEASE_LOST}) or the mark could not be written
      * ({@code UNRECORDED}).
      */
-    private @Nullable AttemptOutcome begin(ClaimedJob claimed) {
+    @Nullable
+    AttemptOutcome begin(ClaimedJob claimed) {
         if (claimed.suspect()) {
             try (Connection c = dataSource.getConnection()) {
                 c.setAutoCommit(true);
@@ -306,7 +307,7 @@ public final class JobRunner {
      *
      * @param thrown what the handler threw, or null when it answered the outcome
      */
-    private AttemptOutcome record(ClaimedJob claimed, JobOutcome result, @Nullable Throwable thrown, long start) {
+    AttemptOutcome record(ClaimedJob claimed, JobOutcome result, @Nullable Throwable thrown, long start) {
         Job job = claimed.job();
         long took = millisSince(start);
         try {
@@ -414,7 +415,7 @@ public final class JobRunner {
         }
     }
 
-    private void writeExpired(ClaimedJob claimed) {
+    void writeExpired(ClaimedJob claimed) {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
             store.finish(c, List.of(new JobStore.Completion(claimed.id(), claimed.token(), 0)), "expired", false);

@@ -1,5 +1,6 @@
 package dev.postbox.internal;
 
+import dev.postbox.BatchHandlerRegistration;
 import dev.postbox.HandlerRegistration;
 import dev.postbox.Job;
 import dev.postbox.JobOutcome;
@@ -21,9 +22,23 @@ public final class RetryPolicies {
     private final Map<String, RetryPolicy> byKind;
 
     public RetryPolicies(RetryPolicy defaultPolicy, Map<String, HandlerRegistration> handlers) {
+        this(defaultPolicy, handlers, Map.of());
+    }
+
+    /** The engine's policy and the kinds' own: plain handlers' and batch handlers' registrations. */
+    public RetryPolicies(
+            RetryPolicy defaultPolicy,
+            Map<String, HandlerRegistration> handlers,
+            Map<String, BatchHandlerRegistration> batchHandlers) {
         this.defaultPolicy = defaultPolicy;
         Map<String, RetryPolicy> own = new LinkedHashMap<>();
         handlers.forEach((kind, registration) -> {
+            RetryPolicy policy = registration.retryPolicy();
+            if (policy != null) {
+                own.put(kind, policy);
+            }
+        });
+        batchHandlers.forEach((kind, registration) -> {
             RetryPolicy policy = registration.retryPolicy();
             if (policy != null) {
                 own.put(kind, policy);

@@ -3,16 +3,21 @@ package dev.postbox.internal;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-/** A handler thread: takes claimed jobs from the buffer and runs them until told to stop. */
+/**
+ * A handler thread: takes claimed jobs from the buffer and runs them until told to stop; a job of a
+ * batch kind together with the waiting jobs of its kind.
+ */
 final class Worker implements Runnable {
 
     private final BlockingQueue<ClaimedJob> buffer;
     private final JobRunner runner;
+    private final BatchRunner batches;
     private volatile boolean running = true;
 
-    Worker(BlockingQueue<ClaimedJob> buffer, JobRunner runner) {
+    Worker(BlockingQueue<ClaimedJob> buffer, JobRunner runner, BatchRunner batches) {
         this.buffer = buffer;
         this.runner = runner;
+        this.batches = batches;
     }
 
     /** Finish the current job, take no new one. */
@@ -33,7 +38,12 @@ final class Worker implements Runnable {
             if (job == null) {
                 continue;
             }
-            runner.run(job); // frees the job's room once its outcome is written
+            // Either frees the jobs' room once their outcomes are written.
+            if (batches.handles(job)) {
+                batches.runWithWaiting(job, buffer);
+            } else {
+                runner.run(job);
+            }
         }
     }
 }

@@ -1,0 +1,211 @@
+package dev.postbox.kafka;
+
+import dev.postbox.BatchHandlerRegistration;
+import dev.postbox.JobRequest;
+import dev.postbox.Postbox;
+import dev.postbox.RetryPolicy;
+import dev.postbox.kafka.internal.KafkaBatchSender;
+import dev.postbox.kafka.internal.RelayProducer;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Relays jobs to Kafka. A message is a job ({@link #message}) written with the business change in
+ * the caller's transaction; the relay's batch handler sends the claimed jobs together through one
+ * idempotent producer ({@code acks=all}, {@code enable.idempotence=true}) and each job completes only
+ * after the broker acknowledged its record. Refused records fail their own job with the broker's
+ * reason: too large, an invalid topic or a missing authorisation are dead-lettered at once,
+ * everything else is retried with backoff.
+ *
+ * <p>The job's ordering key is the record key: jobs of one ordering key run one at a time in
+ * enqueue order, and their records land in one partition in that order. Delivery to the broker is
+ * at least once: a worker that dies after the acknowledgement and before the completion commits
+ * sends the record again, with the same {@code postbox-key} header (the job's stable key), by which a
+ * consumer deduplicates.
+ *
+ * <pre>{@code
+ * KafkaRelay relay = KafkaRelay.builder(Map.of("bootstrap.servers", "broker-1:9092"))
+ *         .destination(KafkaDestination.of("orders", "orders.events"))
+ *         .build();
+ * Postbox postbox = relay.installInto(Postbox.builder(dataSource)).build();
+ * // in the business transaction:
+ * postbox.outbox().enqueue(relay.messageBuilder("orders", orderCreated, "order-4711-created")
+ *         .orderingKey("order-4711")
+ *         .build());
+ * }</pre>
+ */
+public final class KafkaRelay implements AutoCloseable {
+
+    /** The job kind of relay messages. */
+    public static final String KIND = "postbox.kafka";
+
+    /** The default retry policy: base 1 s, cap 5 min, 15 attempts (about an hour). */
+    public static final RetryPolicy DEFAULT_RETRY_POLICY = RetryPolicy.custom()
+            .base(Duration.ofSeconds(1))
+            .cap(Duration.ofMinutes(5))
+            .maxAttempts(15)
+            .build();
+
+    /** The default longest time from sending a record to its acknowledgement. */
+    public static final Duration DEFAULT_SEND_TIMEOUT = Duration.ofSeconds(30);
+
+    /** The default largest batch of jobs sent together. */
+    public static final int DEFAULT_MAX_BATCH_SIZE = 500;
+
+    private final Map<String, KafkaDestination> destinations;
+    private final RelayProducer producer;
+    private final KafkaBatchSender sender;
+    private final RetryPolicy retryPolicy;
+    private final String queue;
+    private final int maxBatchSize;
+
+    private KafkaRelay(Builder b) {
+        this.destinations = Map.copyOf(b.destinations);
+        this.producer = new RelayProducer(b.producerConfig, b.sendTimeout);
+        this.sender = new KafkaBatchSender(destinations, producer, b.sendTimeout, b.listener);
+        this.retryPolicy = b.retryPolicy;
+        this.queue = b.queue;
+        this.maxBatchSize = b.maxBatchSize;
+    }
+
+    /**
+     * A builder on Kafka producer settings: {@code bootstrap.servers} and whatever security and
+     * tuning the cluster needs. The relay sets {@code acks=all}, {@code enable.idempotence=true}, the
+     * serializers and the timeouts; settings that contradict them are refused.
+     */
+    public static Builder builder(Map<String, ?> producerConfig) {
+        return new Builder(producerConfig);
+    }
+
+    /**
+     * A job that sends {@code payload} (as JSON) to a destination; enqueue it in the business
+     * transaction.
+     *
+     * @param key the idempotency key: also the {@code postbox-key} header every attempt carries;
+     *     null for one generated per job
+     * @throws IllegalArgumentException if the destination is not configured
+     */
+    public JobRequest message(String destination, Object payload, @Nullable String key) {
+        return messageBuilder(destination, payload, key).build();
+    }
+
+    /** Like {@link #message}, as a builder: its ordering key becomes the record key. */
+    public JobRequest.Builder messageBuilder(String destination, Object payload, @Nullable String key) {
+        Objects.requireNonNull(destination, "destination may not be null");
+        Objects.requireNonNull(payload, "payload may not be null");
+        if (!destinations.containsKey(destination)) {
+            throw new IllegalArgumentException(
+                    "Kafka destination '" + destination + "' is not configured; configured: " + destinations.keySet());
+        }
+        return JobRequest.builder(KIND)
+                .queue(queue)
+                .endpoint(destination)
+                .payload(payload)
+                .idempotencyKey(key);
+    }
+
+    /** The registration of the relay's batch handler, with its batch size and retry policy. */
+    public BatchHandlerRegistration registration() {
+        return BatchHandlerRegistration.of(KIND, sender)
+                .maxBatchSize(maxBatchSize)
+                .retryPolicy(retryPolicy);
+    }
+
+    /** Adds the relay's batch handler to the engine builder and returns it. */
+    public Postbox.Builder installInto(Postbox.Builder builder) {
+        return builder.batchHandler(registration());
+    }
+
+    /** The configured destinations, by name. */
+    public Map<String, KafkaDestination> destinations() {
+        return destinations;
+    }
+
+    /** Closes the producer, after sending what it still buffers (at most 5 s). */
+    @Override
+    public void close() {
+        producer.close();
+    }
+
+    /** Builds a {@link KafkaRelay}; every setter validates its argument. */
+    public static final class Builder {
+        private final Map<String, Object> producerConfig;
+        private final Map<String, KafkaDestination> destinations = new LinkedHashMap<>();
+        private Duration sendTimeout = DEFAULT_SEND_TIMEOUT;
+        private RetryPolicy retryPolicy = DEFAULT_RETRY_POLICY;
+        private String queue = JobRequest.DEFAULT_QUEUE;
+        private int maxBatchSize = DEFAULT_MAX_BATCH_SIZE;
+        private KafkaSendListener listener = KafkaSendListener.NONE;
+
+        private Builder(Map<String, ?> producerConfig) {
+            Objects.requireNonNull(producerConfig, "producer settings may not be null");
+            this.producerConfig = new LinkedHashMap<>(producerConfig);
+        }
+
+        /** Adds a destination; names are unique. */
+        public Builder destination(KafkaDestination destination) {
+            Objects.requireNonNull(destination, "destination may not be null");
+            if (destinations.putIfAbsent(destination.name(), destination) != null) {
+                throw new IllegalArgumentException(
+                        "Kafka destination '" + destination.name() + "' is configured twice");
+            }
+            return this;
+        }
+
+        /**
+         * The longest a record may take from being sent to its acknowledgement, the producer's
+         * {@code delivery.timeout.ms} and {@code max.block.ms}; the job's attempt fails after it. At
+         * least 1 s. Default 30 s.
+         */
+        public Builder sendTimeout(Duration sendTimeout) {
+            Objects.requireNonNull(sendTimeout, "sendTimeout may not be null");
+            if (sendTimeout.compareTo(Duration.ofSeconds(1)) < 0 || sendTimeout.compareTo(Duration.ofHours(1)) > 0) {
+                throw new IllegalArgumentException("sendTimeout must be from 1 s to 1 h, got " + sendTimeout);
+            }
+            this.sendTimeout = sendTimeout;
+            return this;
+        }
+
+        /** Retries of failed sends. Default {@link #DEFAULT_RETRY_POLICY}. */
+        public Builder retryPolicy(RetryPolicy retryPolicy) {
+            this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy may not be null");
+            return this;
+        }
+
+        /** The queue relay jobs are enqueued on. Default {@value JobRequest#DEFAULT_QUEUE}. */
+        public Builder queue(String queue) {
+            this.queue = Objects.requireNonNull(queue, "queue may not be null");
+            return this;
+        }
+
+        /** The largest batch of jobs sent together. Default {@value #DEFAULT_MAX_BATCH_SIZE}. */
+        public Builder maxBatchSize(int maxBatchSize) {
+            if (maxBatchSize < 1 || maxBatchSize > BatchHandlerRegistration.MAX_BATCH_SIZE_LIMIT) {
+                throw new IllegalArgumentException("maxBatchSize must be from 1 to "
+                        + BatchHandlerRegistration.MAX_BATCH_SIZE_LIMIT + ", got " + maxBatchSize);
+            }
+            this.maxBatchSize = maxBatchSize;
+            return this;
+        }
+
+        /** Told about each record's acknowledgement or failure (the Spring Boot starter's metrics). */
+        public Builder listener(KafkaSendListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener may not be null");
+            return this;
+        }
+
+        /**
+         * @throws IllegalStateException without a destination
+         * @throws IllegalArgumentException if the producer settings contradict the relay's
+         */
+        public KafkaRelay build() {
+            if (destinations.isEmpty()) {
+                throw new IllegalStateException("a Kafka relay needs at least one destination");
+            }
+            return new KafkaRelay(this);
+        }
+    }
+}

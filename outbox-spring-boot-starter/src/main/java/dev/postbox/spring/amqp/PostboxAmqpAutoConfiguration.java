@@ -1,0 +1,121 @@
+package dev.postbox.spring.amqp;
+
+import com.rabbitmq.client.ConnectionFactory;
+import dev.postbox.Postbox;
+import dev.postbox.PostboxListener;
+import dev.postbox.amqp.AmqpDestination;
+import dev.postbox.amqp.AmqpRelay;
+import dev.postbox.spring.PostboxCustomizer;
+import dev.postbox.spring.internal.RelayDestinationsCondition;
+import dev.postbox.spring.metrics.BrokerRelayMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The RabbitMQ relay ({@code postbox-delivery-amqp}) from {@code postbox.amqp.*}: an {@link AmqpRelay}
+ * bean installed into the starter's engine, the {@code postboxAmqp} health contributor, and relay
+ * metrics per destination when Micrometer is present. Configured when at least one destination is
+ * set under {@code postbox.amqp.destinations}; off with {@code postbox.amqp.enabled=false}.
+ */
+@AutoConfiguration(afterName = "dev.postbox.spring.PostboxAutoConfiguration")
+@ConditionalOnClass(AmqpRelay.class)
+@ConditionalOnBean(Postbox.class)
+@ConditionalOnBooleanProperty(name = "postbox.amqp.enabled", matchIfMissing = true)
+@Conditional(PostboxAmqpAutoConfiguration.OnAmqpDestinations.class)
+@EnableConfigurationProperties(PostboxAmqpProperties.class)
+public final class PostboxAmqpAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    AmqpRelay postboxAmqpRelay(PostboxAmqpProperties properties) {
+        AmqpRelay.Builder relay = AmqpRelay.builder(connectionFactory(properties))
+                .confirmTimeout(properties.getConfirmTimeout())
+                .queue(properties.getQueue())
+                .retryPolicy(properties.getRetry().toPolicy());
+        properties
+                .getDestinations()
+                .forEach((name, d) -> relay.destination(AmqpDestination.of(name, d.getExchange(), d.getRoutingKey())));
+        return relay.build();
+    }
+
+    /** Adds the relay's handler to the engine. */
+    @Bean
+    PostboxCustomizer postboxAmqpInstaller(AmqpRelay relay) {
+        return new PostboxCustomizer() {
+            @Override
+            public void customizePostbox(Postbox.Builder postbox) {
+                relay.installInto(postbox);
+            }
+        };
+    }
+
+    static ConnectionFactory connectionFactory(PostboxAmqpProperties properties) {
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setHost(properties.getHost());
+        factory.setPort(properties.getPort());
+        factory.setUsername(properties.getUsername());
+        if (properties.getPassword() != null) {
+            factory.setPassword(properties.getPassword());
+        }
+        factory.setVirtualHost(properties.getVirtualHost());
+        return factory;
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterRegistry.class)
+    @ConditionalOnBooleanProperty(name = "postbox.metrics.enabled", matchIfMissing = true)
+    static class Metrics {
+
+        /** Relay jobs by destination and outcome, from the engine's events. */
+        @Bean
+        PostboxListener postboxAmqpRelayMetrics(ObjectProvider<MeterRegistry> registry, AmqpRelay relay) {
+            MeterRegistry meters = registry.getIfUnique();
+            return meters == null
+                    ? PostboxListener.NO_OP
+                    : new BrokerRelayMetrics(
+                            meters, "amqp", AmqpRelay.KIND, relay.destinations().keySet());
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(
+            name = {
+                "org.springframework.boot.health.contributor.HealthIndicator",
+                "org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator"
+            })
+    static class Health {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "postboxAmqpHealthIndicator")
+        @ConditionalOnEnabledHealthIndicator("postboxAmqp")
+        PostboxAmqpHealthIndicator postboxAmqpHealthIndicator(PostboxAmqpProperties properties) {
+            ConnectionFactory factory = connectionFactory(properties);
+            int timeout = (int) Math.max(1, properties.getHealthTimeout().toMillis());
+            factory.setConnectionTimeout(timeout);
+            factory.setHandshakeTimeout(timeout);
+            factory.setAutomaticRecoveryEnabled(false);
+            return new PostboxAmqpHealthIndicator(
+                    factory,
+                    properties.getDestinations().values().stream()
+                            .map(PostboxAmqpProperties.Destination::getExchange)
+                            .toList());
+        }
+    }
+
+    /** At least one destination under {@code postbox.amqp.destinations}. */
+    static final class OnAmqpDestinations extends RelayDestinationsCondition {
+        OnAmqpDestinations() {
+            super("postbox.amqp");
+        }
+    }
+}

@@ -1,0 +1,124 @@
+package dev.postbox.spring.nats;
+
+import dev.postbox.Postbox;
+import dev.postbox.PostboxListener;
+import dev.postbox.nats.NatsDestination;
+import dev.postbox.nats.NatsRelay;
+import dev.postbox.spring.PostboxCustomizer;
+import dev.postbox.spring.internal.RelayDestinationsCondition;
+import dev.postbox.spring.metrics.BrokerRelayMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.nats.client.Options;
+import java.time.Duration;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The NATS JetStream relay ({@code postbox-delivery-nats}) from {@code postbox.nats.*}: a {@link
+ * NatsRelay} bean installed into the starter's engine, the {@code postboxNats} health contributor,
+ * and relay metrics per destination when Micrometer is present. Configured when at least one
+ * destination is set under {@code postbox.nats.destinations}; off with {@code
+ * postbox.nats.enabled=false}.
+ */
+@AutoConfiguration(afterName = "dev.postbox.spring.PostboxAutoConfiguration")
+@ConditionalOnClass(NatsRelay.class)
+@ConditionalOnBean(Postbox.class)
+@ConditionalOnBooleanProperty(name = "postbox.nats.enabled", matchIfMissing = true)
+@Conditional(PostboxNatsAutoConfiguration.OnNatsDestinations.class)
+@EnableConfigurationProperties(PostboxNatsProperties.class)
+public final class PostboxNatsAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    NatsRelay postboxNatsRelay(PostboxNatsProperties properties) {
+        NatsRelay.Builder relay = NatsRelay.builder(options(properties, null))
+                .ackTimeout(properties.getAckTimeout())
+                .queue(properties.getQueue())
+                .retryPolicy(properties.getRetry().toPolicy());
+        properties.getDestinations().forEach((name, d) -> {
+            String stream = d.getExpectedStream();
+            relay.destination(
+                    stream == null
+                            ? NatsDestination.of(name, d.getSubject())
+                            : NatsDestination.of(name, d.getSubject(), stream));
+        });
+        return relay.build();
+    }
+
+    /** Adds the relay's handler to the engine. */
+    @Bean
+    PostboxCustomizer postboxNatsInstaller(NatsRelay relay) {
+        return new PostboxCustomizer() {
+            @Override
+            public void customizePostbox(Postbox.Builder postbox) {
+                relay.installInto(postbox);
+            }
+        };
+    }
+
+    static Options options(PostboxNatsProperties properties, @Nullable Duration connectTimeout) {
+        Options.Builder options =
+                Options.builder().servers(properties.getServers().toArray(String[]::new));
+        if (properties.getUsername() != null) {
+            String password = properties.getPassword();
+            options.userInfo(properties.getUsername(), password == null ? "" : password);
+        }
+        if (connectTimeout != null) {
+            options.connectionTimeout(connectTimeout).maxReconnects(0);
+        }
+        return options.build();
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterRegistry.class)
+    @ConditionalOnBooleanProperty(name = "postbox.metrics.enabled", matchIfMissing = true)
+    static class Metrics {
+
+        /** Relay jobs by destination and outcome, from the engine's events. */
+        @Bean
+        PostboxListener postboxNatsRelayMetrics(ObjectProvider<MeterRegistry> registry, NatsRelay relay) {
+            MeterRegistry meters = registry.getIfUnique();
+            return meters == null
+                    ? PostboxListener.NO_OP
+                    : new BrokerRelayMetrics(
+                            meters, "nats", NatsRelay.KIND, relay.destinations().keySet());
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(
+            name = {
+                "org.springframework.boot.health.contributor.HealthIndicator",
+                "org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator"
+            })
+    static class Health {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "postboxNatsHealthIndicator")
+        @ConditionalOnEnabledHealthIndicator("postboxNats")
+        PostboxNatsHealthIndicator postboxNatsHealthIndicator(PostboxNatsProperties properties) {
+            return new PostboxNatsHealthIndicator(
+                    options(properties, properties.getHealthTimeout()),
+                    properties.getDestinations().values().stream()
+                            .map(PostboxNatsProperties.Destination::getSubject)
+                            .toList());
+        }
+    }
+
+    /** At least one destination under {@code postbox.nats.destinations}. */
+    static final class OnNatsDestinations extends RelayDestinationsCondition {
+        OnNatsDestinations() {
+            super("postbox.nats");
+        }
+    }
+}
