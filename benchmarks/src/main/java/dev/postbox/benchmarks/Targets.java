@@ -74,6 +74,7 @@ final class Targets {
                     "http ≥ " + HttpFloor.RATIO_TARGET + "× the bare OkHttp floor (receiver in its own JVM): "
                             + fmt(ratio) + "× (" + fmt(num(httpFloor.get("jobsPerSecond"))) + " vs "
                             + fmt(num(httpFloor.get("httpFloorPerSecond"))) + " deliveries/s)"));
+        }
         Map<String, Object> kafka = all.get(KafkaRelayBench.NAME);
         if (kafka != null) {
             Double mps = num(kafka.get("messagesPerSecond"));

@@ -5,7 +5,6 @@ import dev.postbox.Postbox;
 import dev.postbox.PostboxListener;
 import dev.postbox.amqp.AmqpDestination;
 import dev.postbox.amqp.AmqpRelay;
-import dev.postbox.spring.PostboxCustomizer;
 import dev.postbox.spring.internal.RelayDestinationsCondition;
 import dev.postbox.spring.metrics.BrokerRelayMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -46,17 +45,6 @@ public final class PostboxAmqpAutoConfiguration {
                 .getDestinations()
                 .forEach((name, d) -> relay.destination(AmqpDestination.of(name, d.getExchange(), d.getRoutingKey())));
         return relay.build();
-    }
-
-    /** Adds the relay's handler to the engine. */
-    @Bean
-    PostboxCustomizer postboxAmqpInstaller(AmqpRelay relay) {
-        return new PostboxCustomizer() {
-            @Override
-            public void customizePostbox(Postbox.Builder postbox) {
-                relay.installInto(postbox);
-            }
-        };
     }
 
     static ConnectionFactory connectionFactory(PostboxAmqpProperties properties) {

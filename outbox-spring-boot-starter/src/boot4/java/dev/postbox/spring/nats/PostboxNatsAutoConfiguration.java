@@ -4,7 +4,6 @@ import dev.postbox.Postbox;
 import dev.postbox.PostboxListener;
 import dev.postbox.nats.NatsDestination;
 import dev.postbox.nats.NatsRelay;
-import dev.postbox.spring.PostboxCustomizer;
 import dev.postbox.spring.internal.RelayDestinationsCondition;
 import dev.postbox.spring.metrics.BrokerRelayMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -53,17 +52,6 @@ public final class PostboxNatsAutoConfiguration {
                             : NatsDestination.of(name, d.getSubject(), stream));
         });
         return relay.build();
-    }
-
-    /** Adds the relay's handler to the engine. */
-    @Bean
-    PostboxCustomizer postboxNatsInstaller(NatsRelay relay) {
-        return new PostboxCustomizer() {
-            @Override
-            public void customizePostbox(Postbox.Builder postbox) {
-                relay.installInto(postbox);
-            }
-        };
     }
 
     static Options options(PostboxNatsProperties properties, @Nullable Duration connectTimeout) {
