@@ -246,8 +246,8 @@ public final class JobRunner {
                     job.attempt());
             listener.staleToken(job.id(), "complete");
         } catch (HandlerFailure e) {
-            error = e.getCause();
-            outcome = failed(claimed, registration, e.getCause(), start);
+            error = e.error();
+            outcome = failed(claimed, registration, e.error(), start);
         } catch (Exception | Error e) {
             error = e;
             outcome = failed(claimed, registration, e, start);
@@ -282,7 +282,7 @@ public final class JobRunner {
         RetryPolicy policy = registration.retryPolicy() != null ? registration.retryPolicy() : config.retryPolicy();
         try {
             if (error instanceof SnoozeJob snooze) {
-                snooze(claimed, snooze.delay(), snooze.getMessage());
+                snooze(claimed, snooze.delay(), snooze.reason());
                 return AttemptOutcome.SNOOZED;
             }
             String message = describe(error);
@@ -401,8 +401,15 @@ public final class JobRunner {
 
     /** Carries a checked handler exception out of the transaction callback. */
     private static final class HandlerFailure extends RuntimeException {
+        private final Exception error;
+
         HandlerFailure(Exception cause) {
             super(cause);
+            this.error = cause;
+        }
+
+        Exception error() {
+            return error;
         }
     }
 }

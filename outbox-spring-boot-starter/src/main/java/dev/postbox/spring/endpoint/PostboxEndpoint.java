@@ -139,7 +139,7 @@ public class PostboxEndpoint {
 
     /** {@code queues}: the per-queue summary; {@code dlq}: dead letters matching the parameters. */
     @ReadOperation
-    public Object resource(
+    public @Nullable Object resource(
             @Selector String resource,
             @Nullable String queue,
             @Nullable String kind,
