@@ -49,9 +49,9 @@ public class PostboxAdminProperties {
     }
 
     public void setDeadLetterLimit(int deadLetterLimit) {
-        if (deadLetterLimit < 1 || deadLetterLimit > PostboxEndpoint.MAX_DEAD_LETTER_LIMIT) {
+        if (deadLetterLimit < 1 || deadLetterLimit > PostboxDeadLettersEndpoint.MAX_DEAD_LETTER_LIMIT) {
             throw new IllegalArgumentException("postbox.admin.dead-letter-limit must be between 1 and "
-                    + PostboxEndpoint.MAX_DEAD_LETTER_LIMIT + ", was " + deadLetterLimit);
+                    + PostboxDeadLettersEndpoint.MAX_DEAD_LETTER_LIMIT + ", was " + deadLetterLimit);
         }
         this.deadLetterLimit = deadLetterLimit;
     }

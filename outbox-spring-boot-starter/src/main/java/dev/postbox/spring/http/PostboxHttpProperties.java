@@ -243,7 +243,7 @@ public class PostboxHttpProperties {
         /**
          * Encryption keys by key id (letters, digits, '_' or '-'): base64 AES keys of 32 bytes (or 16
          * or 24), e.g. from `openssl rand -base64 32`. Keep a retired key here until re-encryption
-         * (POST /actuator/postbox/reencrypt-secrets) has rewritten every value sealed with it.
+         * (POST /actuator/postboxwebhooks) has rewritten every value sealed with it.
          */
         private Map<String, String> keys = new LinkedHashMap<>();
 

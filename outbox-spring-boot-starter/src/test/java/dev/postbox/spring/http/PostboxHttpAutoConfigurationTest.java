@@ -14,6 +14,7 @@ import dev.postbox.http.webhook.Webhooks;
 import dev.postbox.spring.PostboxAutoConfiguration;
 import dev.postbox.spring.endpoint.PostboxAdminProperties;
 import dev.postbox.spring.endpoint.PostboxEndpoint;
+import dev.postbox.spring.endpoint.PostboxWebhooksEndpoint;
 import dev.postbox.spring.endpoint.WebhookEndpointAdmin;
 import dev.postbox.testing.TestDatabase;
 import java.time.Duration;
@@ -23,6 +24,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
@@ -102,10 +104,9 @@ class PostboxHttpAutoConfigurationTest {
                 .run(context -> {
                     PostboxAdminProperties admin = new PostboxAdminProperties();
                     admin.setWriteEnabled(true);
-                    PostboxEndpoint endpoint = new PostboxEndpoint(
-                            context.getBean(Postbox.class).admin(), admin, context.getBean(WebhookEndpointAdmin.class));
-                    WebEndpointResponse<Map<String, Object>> response =
-                            endpoint.action("reencrypt-secrets", null, null, null, null, null, null, null, null);
+                    PostboxWebhooksEndpoint endpoint =
+                            new PostboxWebhooksEndpoint(context.getBean(WebhookEndpointAdmin.class), admin);
+                    WebEndpointResponse<Map<String, Object>> response = endpoint.reencryptSecrets(SecurityContext.NONE);
                     assertThat(response.getStatus()).isEqualTo(WebEndpointResponse.STATUS_OK);
                     assertThat(response.getBody()).containsEntry("endpoints", 1);
                     String stored = new JdbcTemplate(dataSource)
@@ -117,10 +118,9 @@ class PostboxHttpAutoConfigurationTest {
                 .run(context -> {
                     PostboxAdminProperties admin = new PostboxAdminProperties();
                     admin.setWriteEnabled(true);
-                    PostboxEndpoint endpoint = new PostboxEndpoint(
-                            context.getBean(Postbox.class).admin(), admin, context.getBean(WebhookEndpointAdmin.class));
-                    WebEndpointResponse<Map<String, Object>> response =
-                            endpoint.action("reencrypt-secrets", null, null, null, null, null, null, null, null);
+                    PostboxWebhooksEndpoint endpoint =
+                            new PostboxWebhooksEndpoint(context.getBean(WebhookEndpointAdmin.class), admin);
+                    WebEndpointResponse<Map<String, Object>> response = endpoint.reencryptSecrets(SecurityContext.NONE);
                     assertThat(response.getStatus()).isEqualTo(PostboxEndpoint.STATUS_CONFLICT);
                     assertThat(response.getBody().get("error").toString())
                             .contains("cannot be decrypted with key 'next'")
