@@ -1,9 +1,9 @@
 package dev.postbox;
 
+import dev.postbox.internal.Require;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
@@ -89,8 +89,8 @@ public final class DeadLetterFilter {
     public DeadLetterFilter ids(@Nullable Collection<Long> ids) {
         List<Long> copy = null;
         if (ids != null) {
+            ids.forEach(id -> Require.notNull(id, "each of ids"));
             copy = List.copyOf(ids);
-            copy.forEach(id -> Objects.requireNonNull(id, "ids may not contain null"));
         }
         return new DeadLetterFilter(
                 queue, kind, endpoint, errorContains, deadFrom, deadTo, errorFingerprint, copy, cause);

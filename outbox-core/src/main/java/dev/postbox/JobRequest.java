@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
@@ -333,7 +332,7 @@ public final class JobRequest {
         /** A header carried with the job; names and values may not contain NUL (jsonb cannot store it). */
         public Builder header(String name, String value) {
             Require.notBlank(name, "header name");
-            Objects.requireNonNull(value, "header value");
+            Require.notNull(value, "header value");
             if (name.indexOf('\0') >= 0 || value.indexOf('\0') >= 0) {
                 throw new IllegalArgumentException("job header '" + name.replace('\0', '?')
                         + "' contains the character U+0000 (NUL), which PostgreSQL cannot store: remove it");

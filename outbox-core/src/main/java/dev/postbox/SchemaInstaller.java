@@ -2,6 +2,7 @@ package dev.postbox;
 
 import dev.postbox.internal.ArchivePartitions;
 import dev.postbox.internal.Require;
+import dev.postbox.internal.Transactions;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -115,41 +116,9 @@ public final class SchemaInstaller {
             // taken by the lock statement, before the wait, and the migrations applied again.
             int isolation = c.getTransactionIsolation();
             c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-            c.setAutoCommit(false);
             try {
-                try (PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_xact_lock(?)")) {
-                    lock.setLong(1, LOCK_KEY);
-                    lock.execute();
-                }
-                try (Statement s = c.createStatement()) {
-                    s.execute("CREATE TABLE IF NOT EXISTS outbox_schema_version (version integer PRIMARY KEY,"
-                            + " description text NOT NULL, installed_at timestamptz NOT NULL DEFAULT now())");
-                }
-                int current = currentVersion(c);
-                if (current == 0) {
-                    current = recordFound(c, migrations);
-                }
-                for (Migration m : migrations) {
-                    if (m.version() <= current) {
-                        continue;
-                    }
-                    try (Statement s = c.createStatement()) {
-                        s.execute(m.sql());
-                    } catch (SQLException e) {
-                        throw new IllegalStateException(
-                                "Postbox migration V" + m.version() + " (" + m.description() + ") failed: "
-                                        + e.getMessage(),
-                                e);
-                    }
-                    record(c, m, m.description());
-                    applied.add(m.version());
-                }
-                c.commit();
-            } catch (SQLException | RuntimeException e) {
-                c.rollback();
-                throw e;
+                Transactions.run(c, tx -> applyMissing(tx, migrations, applied));
             } finally {
-                c.setAutoCommit(true);
                 c.setTransactionIsolation(isolation);
             }
         } catch (SQLException e) {
@@ -163,6 +132,36 @@ public final class SchemaInstaller {
             throw new IllegalStateException("Creating the archive partitions failed: " + e.getMessage(), e);
         }
         return applied;
+    }
+
+    /** In the installer's transaction: waits for the lock, then applies what the database lacks. */
+    private void applyMissing(Connection c, List<Migration> migrations, List<Integer> applied) throws SQLException {
+        try (PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_xact_lock(?)")) {
+            lock.setLong(1, LOCK_KEY);
+            lock.execute();
+        }
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS outbox_schema_version (version integer PRIMARY KEY,"
+                    + " description text NOT NULL, installed_at timestamptz NOT NULL DEFAULT now())");
+        }
+        int current = currentVersion(c);
+        if (current == 0) {
+            current = recordFound(c, migrations);
+        }
+        for (Migration m : migrations) {
+            if (m.version() <= current) {
+                continue;
+            }
+            try (Statement s = c.createStatement()) {
+                s.execute(m.sql());
+            } catch (SQLException e) {
+                throw new IllegalStateException(
+                        "Postbox migration V" + m.version() + " (" + m.description() + ") failed: " + e.getMessage(),
+                        e);
+            }
+            record(c, m, m.description());
+            applied.add(m.version());
+        }
     }
 
     /**

@@ -9,11 +9,18 @@ import java.time.Duration;
  */
 public class SnoozeJob extends RuntimeException {
 
+    private final String reason;
     private final Duration delay;
 
     public SnoozeJob(String reason, Duration delay) {
         super(reason, null, false, false);
+        this.reason = Require.notNull(reason, "reason");
         this.delay = Require.notNegative(delay, "delay");
+    }
+
+    /** Why the job waits: kept as the job's last error until it runs again. */
+    public String reason() {
+        return reason;
     }
 
     public Duration delay() {

@@ -11,7 +11,7 @@ import net.jqwik.api.constraints.StringLength;
 
 /**
  * {@link JobRequest} under random input: it either builds a request that holds what was given, or
- * throws {@link IllegalArgumentException} (or {@link NullPointerException} for a null header value)
+ * throws {@link IllegalArgumentException}
  * with a message naming the field. Nothing else escapes.
  */
 class JobRequestPropertiesTest {

@@ -6,6 +6,7 @@ import dev.postbox.Outbox;
 import dev.postbox.cron.internal.ScheduleStore;
 import dev.postbox.cron.internal.ScheduleStore.DueSchedule;
 import dev.postbox.internal.NegativeControls;
+import dev.postbox.internal.Transactions;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Savepoint;
@@ -160,17 +161,9 @@ public final class ScheduleMaterializer implements AutoCloseable {
 
     /** Runs one pass (one transaction) over at most the batch size of due schedules. */
     public MaterializeResult materializeDue() {
-        try (Connection c = dataSource.getConnection()) {
-            c.setAutoCommit(false);
+        try {
             List<Fired> fired = new ArrayList<>();
-            MaterializeResult result;
-            try {
-                result = materializeDue(c, fired);
-                c.commit();
-            } catch (SQLException | RuntimeException e) {
-                c.rollback();
-                throw e;
-            }
+            MaterializeResult result = Transactions.call(dataSource, c -> materializeDue(c, fired));
             notifyFired(fired);
             return result;
         } catch (SQLException e) {

@@ -1,7 +1,7 @@
 package dev.postbox.cron;
 
 import dev.postbox.cron.internal.ScheduleStore;
-import java.sql.Connection;
+import dev.postbox.internal.Transactions;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
@@ -130,21 +130,9 @@ public final class ScheduleRegistry {
         });
     }
 
-    private interface Work<T> {
-        T run(Connection c) throws SQLException;
-    }
-
-    private <T> T inTransaction(Work<T> work) {
-        try (Connection c = dataSource.getConnection()) {
-            c.setAutoCommit(false);
-            try {
-                T result = work.run(c);
-                c.commit();
-                return result;
-            } catch (SQLException | RuntimeException e) {
-                c.rollback();
-                throw e;
-            }
+    private <T> T inTransaction(Transactions.Work<T> work) {
+        try {
+            return Transactions.call(dataSource, work);
         } catch (SQLException e) {
             throw new IllegalStateException("Schedule registry statement failed: " + e.getMessage(), e);
         }

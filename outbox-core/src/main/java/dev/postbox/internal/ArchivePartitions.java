@@ -118,14 +118,15 @@ public final class ArchivePartitions implements Runnable {
      */
     private static boolean ddl(Connection c, String sql, String what) throws SQLException {
         for (int attempt = 1; ; attempt++) {
-            c.setAutoCommit(false);
-            try (Statement s = c.createStatement()) {
-                s.execute("SET LOCAL lock_timeout = '" + LOCK_TIMEOUT_MS + "ms'");
-                s.execute(sql);
-                c.commit();
+            try {
+                Transactions.run(c, tx -> {
+                    try (Statement s = tx.createStatement()) {
+                        s.execute("SET LOCAL lock_timeout = '" + LOCK_TIMEOUT_MS + "ms'");
+                        s.execute(sql);
+                    }
+                });
                 return true;
             } catch (SQLException e) {
-                c.rollback();
                 if (!LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
                     throw e;
                 }
@@ -139,8 +140,6 @@ public final class ArchivePartitions implements Runnable {
                             LOCK_TIMEOUT_MS);
                     return false;
                 }
-            } finally {
-                c.setAutoCommit(true);
             }
             try {
                 Thread.sleep(PAUSE_MS);

@@ -215,21 +215,13 @@ final class Dispatcher implements Runnable {
 
     /** A queue with a cluster-wide cap: claims under the queue's lock, within its free slots. */
     private List<ClaimedJob> claimCapped(Connection c, String queue, int wanted) throws SQLException {
-        c.setAutoCommit(false);
-        try {
-            Integer free = store.lockCappedQueue(c, queue);
+        return Transactions.call(c, tx -> {
+            Integer free = store.lockCappedQueue(tx, queue);
             int limit = free == null ? wanted : Math.min(wanted, free);
-            List<ClaimedJob> jobs = limit <= 0
+            return limit <= 0
                     ? List.of()
-                    : store.claim(c, queue, limit, config.workerId(), config.visibilityTimeout());
-            c.commit();
-            return jobs;
-        } catch (SQLException | RuntimeException e) {
-            c.rollback();
-            throw e;
-        } finally {
-            c.setAutoCommit(true);
-        }
+                    : store.claim(tx, queue, limit, config.workerId(), config.visibilityTimeout());
+        });
     }
 
     private void refreshCaps() throws SQLException {

@@ -19,6 +19,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -52,9 +53,10 @@ public final class Engine {
     private final WakeUps wakeUps;
     private final List<Worker> workers = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
-    private NotificationListener notifications;
-    private ScheduledExecutorService maintenance;
-    private WorkerRegistry registry;
+    // Set by start(), cleared by stop(): null while the engine is stopped.
+    private @Nullable NotificationListener notifications;
+    private @Nullable ScheduledExecutorService maintenance;
+    private @Nullable WorkerRegistry registry;
     private volatile boolean running;
 
     public Engine(
@@ -127,19 +129,26 @@ public final class Engine {
                     new NotificationListener(dataSource, dispatcher::wake, config.pollInterval(), wakeUps.payload());
             start(daemonThreads("postbox-listen-").newThread(notifications));
         }
-        registry = new WorkerRegistry(dataSource, config);
+        WorkerRegistry registry = new WorkerRegistry(dataSource, config);
+        this.registry = registry;
         // Two threads, so that a slow maintenance pass (partition DDL waiting for a lock) never
         // delays the heartbeat past the visibility timeout.
-        maintenance = Executors.newScheduledThreadPool(2, daemonThreads("postbox-maintenance-"));
-        schedule(new Heartbeat(dataSource, store, inFlight, listener, config), config.heartbeatInterval());
-        schedule(new StartMarks(dataSource, store, inFlight), config.startMarkInterval());
-        schedule(rescuer, config.rescueInterval());
+        ScheduledExecutorService maintenance =
+                Executors.newScheduledThreadPool(2, daemonThreads("postbox-maintenance-"));
+        this.maintenance = maintenance;
+        schedule(maintenance, new Heartbeat(dataSource, store, inFlight, listener, config), config.heartbeatInterval());
+        schedule(maintenance, new StartMarks(dataSource, store, inFlight), config.startMarkInterval());
+        schedule(maintenance, rescuer, config.rescueInterval());
         schedule(
+                maintenance,
                 new ArchivePartitions(dataSource, config.partitionsAhead(), config.archiveRetention()),
                 config.maintenanceInterval());
-        schedule(new IdempotencyKeyCleaner(dataSource), config.maintenanceInterval());
-        schedule(new AttemptLogCleaner(dataSource, config.archiveRetention()), config.maintenanceInterval());
-        schedule(registry, config.heartbeatInterval());
+        schedule(maintenance, new IdempotencyKeyCleaner(dataSource), config.maintenanceInterval());
+        schedule(
+                maintenance,
+                new AttemptLogCleaner(dataSource, config.archiveRetention()),
+                config.maintenanceInterval());
+        schedule(maintenance, registry, config.heartbeatInterval());
         log.info(
                 "Postbox worker {} started: queues {}, concurrency {}",
                 config.workerId(),
@@ -152,7 +161,7 @@ public final class Engine {
         t.start();
     }
 
-    private void schedule(Runnable task, Duration interval) {
+    private static void schedule(ScheduledExecutorService maintenance, Runnable task, Duration interval) {
         maintenance.scheduleWithFixedDelay(task, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -167,8 +176,10 @@ public final class Engine {
         running = false;
         wakeUps.localDispatcher(null);
         dispatcher.stop();
+        NotificationListener notifications = this.notifications;
         if (notifications != null) {
             notifications.stop(); // before the joins below: its thread only ends when told to
+            this.notifications = null;
         }
         workers.forEach(Worker::stop);
         releaseUnstarted();
@@ -186,8 +197,16 @@ public final class Engine {
                 joinUntil(t, System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
             }
         }
-        maintenance.shutdownNow();
-        registry.deregister();
+        ScheduledExecutorService maintenance = this.maintenance;
+        if (maintenance != null) {
+            maintenance.shutdownNow();
+            this.maintenance = null;
+        }
+        WorkerRegistry registry = this.registry;
+        if (registry != null) {
+            registry.deregister();
+            this.registry = null;
+        }
         for (Thread t : threads) {
             if (t.isAlive()) {
                 t.interrupt();

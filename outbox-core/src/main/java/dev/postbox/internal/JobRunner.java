@@ -261,8 +261,8 @@ public final class JobRunner {
                     job.attempt());
             listener.staleToken(job.id(), "complete");
         } catch (HandlerFailure e) {
-            error = e.getCause();
-            outcome = record(claimed, Outcomes.of(e.getCause()), e.getCause(), start);
+            error = e.error();
+            outcome = record(claimed, Outcomes.of(e.error()), e.error(), start);
         } catch (Exception | Error e) {
             error = e;
             outcome = record(claimed, Outcomes.of(e), e, start);
@@ -444,8 +444,15 @@ public final class JobRunner {
 
     /** Carries a checked handler exception out of the transaction callback. */
     private static final class HandlerFailure extends RuntimeException {
+        private final Exception error;
+
         HandlerFailure(Exception cause) {
             super(cause);
+            this.error = cause;
+        }
+
+        Exception error() {
+            return error;
         }
     }
 }

@@ -291,8 +291,11 @@ public final class JobStore {
         if (!options.matches("[A-Za-z, ]*")) {
             throw new IllegalArgumentException("EXPLAIN options may hold only words and commas: " + options);
         }
-        boolean autoCommit = c.getAutoCommit();
-        c.setAutoCommit(false);
+        return Transactions.rolledBack(c, tx -> explainClaimInTransaction(tx, queue, limit, options));
+    }
+
+    private static String explainClaimInTransaction(Connection c, String queue, int limit, String options)
+            throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("EXPLAIN (" + options + ") " + CLAIM)) {
             int i = 1;
             ps.setString(i++, queue);
@@ -311,9 +314,6 @@ public final class JobStore {
                 }
             }
             return plan.toString();
-        } finally {
-            c.rollback();
-            c.setAutoCommit(autoCommit);
         }
     }
 

@@ -22,8 +22,8 @@ public final class NulCharacters {
     }
 
     /** The text with every NUL replaced by U+FFFD. */
-    public static @Nullable String text(@Nullable String text) {
-        return text == null || text.indexOf('\0') < 0 ? text : text.replace('\0', REPLACEMENT);
+    public static String text(String text) {
+        return text.indexOf('\0') < 0 ? text : text.replace('\0', REPLACEMENT);
     }
 
     /** The JSON text with every NUL, raw or escaped ({@code \u0000}), replaced by U+FFFD. */

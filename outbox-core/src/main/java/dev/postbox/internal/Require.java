@@ -37,18 +37,18 @@ public final class Require {
     }
 
     public static Duration positive(@Nullable Duration value, String name) {
-        notNull(value, name);
-        if (value.isNegative() || value.isZero()) {
-            throw new IllegalArgumentException(name + " must be a positive duration, was " + value);
+        Duration duration = notNull(value, name);
+        if (duration.isNegative() || duration.isZero()) {
+            throw new IllegalArgumentException(name + " must be a positive duration, was " + duration);
         }
-        return value;
+        return duration;
     }
 
     public static Duration notNegative(@Nullable Duration value, String name) {
-        notNull(value, name);
-        if (value.isNegative()) {
-            throw new IllegalArgumentException(name + " may not be negative, was " + value);
+        Duration duration = notNull(value, name);
+        if (duration.isNegative()) {
+            throw new IllegalArgumentException(name + " may not be negative, was " + duration);
         }
-        return value;
+        return duration;
     }
 }

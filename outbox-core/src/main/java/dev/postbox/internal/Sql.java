@@ -40,7 +40,7 @@ final class Sql {
         if (text == null) {
             return null;
         }
-        text = NulCharacters.text(text);
-        return text.length() <= 4000 ? text : text.substring(0, 4000) + "…";
+        String stored = NulCharacters.text(text);
+        return stored.length() <= 4000 ? stored : stored.substring(0, 4000) + "…";
     }
 }

@@ -87,6 +87,20 @@ class ConfigurationMetadataTest {
         actual.put("postbox.http.min-rate-factor", http.getMinRateFactor());
         actual.put("postbox.http.allowed-ports", http.getAllowedPorts());
         actual.put("postbox.http.denied-ports", http.getDeniedPorts());
+        actual.put("postbox.http.max-response-body-bytes", http.getMaxResponseBodyBytes());
+        actual.put("postbox.http.queue", http.getQueue());
+        actual.put("postbox.http.timeouts.connect", http.getTimeouts().getConnect());
+        actual.put("postbox.http.timeouts.read", http.getTimeouts().getRead());
+        actual.put("postbox.http.timeouts.call", http.getTimeouts().getCall());
+        actual.put("postbox.http.retry.base", http.getRetry().getBase());
+        actual.put("postbox.http.retry.cap", http.getRetry().getCap());
+        actual.put("postbox.http.retry.max-attempts", http.getRetry().getMaxAttempts());
+        actual.put(
+                "postbox.http.sustained-failure.min-failures",
+                http.getSustainedFailure().getMinFailures());
+        actual.put(
+                "postbox.http.sustained-failure.min-duration",
+                http.getSustainedFailure().getMinDuration());
 
         int checked = 0;
         for (JsonNode property : metadata().get("properties")) {
@@ -109,6 +123,10 @@ class ConfigurationMetadataTest {
                 assertThat(values).as(name).isEqualTo(list);
             } else if (expected instanceof Double fraction) {
                 assertThat(documented.asDouble()).as(name).isEqualTo(fraction);
+            } else if (expected instanceof Long number) {
+                assertThat(documented.asLong()).as(name).isEqualTo(number);
+            } else if (expected instanceof String text) {
+                assertThat(documented.asString()).as(name).isEqualTo(text);
             } else {
                 assertThat(documented.asInt()).as(name).isEqualTo(expected);
             }

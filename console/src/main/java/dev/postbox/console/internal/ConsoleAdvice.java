@@ -69,17 +69,23 @@ public final class ConsoleAdvice {
 
     @ExceptionHandler(ConsoleRefusedException.class)
     public ModelAndView refused(ConsoleRefusedException e, HttpServletRequest request) {
-        return error(HttpStatus.FORBIDDEN, "Refused", e.getMessage(), request);
+        return error(HttpStatus.FORBIDDEN, "Refused", messageOf(e), request);
     }
 
     @ExceptionHandler(ConsoleNotFoundException.class)
     public ModelAndView notFound(ConsoleNotFoundException e, HttpServletRequest request) {
-        return error(HttpStatus.NOT_FOUND, "Not found", e.getMessage(), request);
+        return error(HttpStatus.NOT_FOUND, "Not found", messageOf(e), request);
     }
 
     @ExceptionHandler(IllegalArgumentException.class)
     public ModelAndView badInput(IllegalArgumentException e, HttpServletRequest request) {
-        return error(HttpStatus.BAD_REQUEST, "Cannot do that", e.getMessage(), request);
+        return error(HttpStatus.BAD_REQUEST, "Cannot do that", messageOf(e), request);
+    }
+
+    /** The exception's message; its type when it has none (no exception of ours is thrown without one). */
+    private static String messageOf(RuntimeException e) {
+        String message = e.getMessage();
+        return message != null ? message : e.getClass().getSimpleName();
     }
 
     private ModelAndView error(HttpStatus status, String title, String message, HttpServletRequest request) {

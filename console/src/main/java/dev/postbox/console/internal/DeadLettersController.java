@@ -5,6 +5,7 @@ import dev.postbox.PostboxAdmin;
 import dev.postbox.console.PostboxConsoleProperties;
 import jakarta.servlet.http.HttpServletRequest;
 import java.time.Instant;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Controller;
 import org.springframework.ui.Model;
@@ -62,7 +63,8 @@ public final class DeadLettersController {
     public View confirm(@RequestParam String action, HttpServletRequest request, Model model) {
         checkAction(action);
         DeadLetterCriteria c = DeadLetterCriteria.from(request);
-        if (c.isSelection() && c.ids().isEmpty()) {
+        List<Long> selected = c.ids();
+        if (selected != null && selected.isEmpty()) {
             throw new IllegalArgumentException("No dead letter is selected: tick the ones to " + action + " first.");
         }
         Instant now = store.databaseNow();
@@ -87,7 +89,8 @@ public final class DeadLettersController {
             throw new IllegalArgumentException("A " + action + " needs its confirmation: use the " + action
                     + " button, check the count it shows, then confirm.");
         }
-        if (c.isSelection() && c.ids().isEmpty()) {
+        List<Long> selected = c.ids();
+        if (selected != null && selected.isEmpty()) {
             throw new IllegalArgumentException("No dead letter is selected: nothing to " + action + ".");
         }
         int n = "replay".equals(action) ? admin.replay(c.filter()) : admin.purge(c.filter());

@@ -66,7 +66,8 @@ public final class JobsController {
             @RequestParam(required = false) @Nullable String to,
             Model model) {
         Instant now = store.databaseNow();
-        String w = blank(window) == null ? DEFAULT_WINDOW : window;
+        String givenWindow = blank(window);
+        String w = givenWindow == null ? DEFAULT_WINDOW : givenWindow;
         Instant end = parseTime("to", to, now.plusSeconds(1));
         Instant start = parseTime("from", from, end.minus(WINDOWS.getOrDefault(w, WINDOWS.get(DEFAULT_WINDOW))));
         JobSearch q = new JobSearch(

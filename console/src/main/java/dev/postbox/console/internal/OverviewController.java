@@ -5,6 +5,7 @@ import java.util.List;
 import org.springframework.stereotype.Controller;
 import org.springframework.ui.Model;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.ModelAttribute;
 import org.springframework.web.servlet.View;
 
 /** The overview: every queue and lane, the last hour as a chart, the workers. */
@@ -28,8 +29,7 @@ public final class OverviewController {
     }
 
     @GetMapping({"", "/"})
-    public View overview(Model model) {
-        ConsoleContext console = (ConsoleContext) model.getAttribute("console");
+    public View overview(@ModelAttribute("console") ConsoleContext console, Model model) {
         List<QueueSummary> queues = QueueSummary.of(store.laneCounts(), store.queueConfigs(), slo);
         List<ConsoleStore.Worker> workers = store.workers(workerAlive);
         model.addAttribute("queues", queues);

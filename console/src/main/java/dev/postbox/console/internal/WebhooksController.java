@@ -78,9 +78,8 @@ public final class WebhooksController {
             @RequestParam(required = false) @Nullable String reason,
             HttpServletRequest request,
             RedirectAttributes flash) {
-        String why = JobsController.blank(reason) == null
-                ? "disabled in the console by " + actions.principal(request)
-                : reason.trim();
+        String given = JobsController.blank(reason);
+        String why = given == null ? "disabled in the console by " + actions.principal(request) : given;
         boolean changed = endpoints.disable(name, why);
         return actions.done(
                 request,

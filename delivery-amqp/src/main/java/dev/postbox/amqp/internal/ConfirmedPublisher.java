@@ -111,7 +111,8 @@ public final class ConfirmedPublisher implements AutoCloseable {
         if (e.getCause() instanceof ShutdownSignalException s) {
             return reason(s);
         }
-        return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+        String message = e.getMessage();
+        return message != null ? message : e.getClass().getSimpleName();
     }
 
     /** The broker's reply text (e.g. {@code NOT_FOUND - no exchange 'x' in vhost '/'}), without the protocol dump. */
@@ -123,7 +124,8 @@ public final class ConfirmedPublisher implements AutoCloseable {
         if (reason instanceof AMQP.Connection.Close close) {
             return close.getReplyCode() + " " + close.getReplyText();
         }
-        return s.getMessage();
+        String message = s.getMessage();
+        return message != null ? message : "the broker closed the channel";
     }
 
     @Override

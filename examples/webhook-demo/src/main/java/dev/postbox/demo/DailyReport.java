@@ -13,7 +13,7 @@ import org.springframework.stereotype.Component;
  * however many instances run, and this method handles it. A real daily report would fire once a
  * day ({@code cron = "0 7 * * *", zone = "Europe/Berlin"}); the demo fires every 30 seconds so that
  * you see it. Override it without recompiling: {@code --postbox.schedules.daily-report.cron=0 7 * * *}.
- * Its fires and their jobs are listed by {@code GET /actuator/postbox/schedules} when the actuator is
+ * Its fires and their jobs are listed by {@code GET /actuator/postboxschedules} when the actuator is
  * exposed, and by SQL: {@code SELECT * FROM outbox_schedule_fire}.
  */
 @Component

@@ -7,6 +7,7 @@ import com.cronutils.parser.CronParser;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Recognises the accepted cron dialects and parses an expression with cron-utils.
@@ -94,7 +95,7 @@ public final class CronSyntax {
         }
     }
 
-    private static String cleanParserMessage(String message) {
+    private static String cleanParserMessage(@Nullable String message) {
         if (message == null || message.isBlank()) {
             return "the expression cannot be parsed";
         }

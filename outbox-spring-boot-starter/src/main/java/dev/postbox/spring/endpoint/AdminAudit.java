@@ -1,10 +1,11 @@
 package dev.postbox.spring.endpoint;
 
 import java.security.Principal;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 
-/** The text of the audit line {@link PostboxEndpoint} writes for each write operation. */
+/** The text of the audit line each write operation of the Postbox endpoints writes. */
 final class AdminAudit {
 
     /** Longest parameter value written as is; longer ones (free text) are cut. */
@@ -19,30 +20,10 @@ final class AdminAudit {
         return name == null || name.isBlank() ? "(anonymous)" : clean(name);
     }
 
-    /** {@code action=<a>} and each given parameter as {@code name=value}, in a fixed order. */
-    static String describe(
-            String action,
-            @Nullable Long id,
-            @Nullable String queue,
-            @Nullable String kind,
-            @Nullable String endpoint,
-            @Nullable String error,
-            @Nullable String deadFrom,
-            @Nullable String deadTo,
-            @Nullable Boolean all,
-            @Nullable String reason,
-            @Nullable String schedule) {
+    /** {@code action=<a>} and each given parameter as {@code name=value}, in the map's order. */
+    static String describe(String action, Map<String, ? extends @Nullable Object> parameters) {
         StringBuilder b = new StringBuilder("action=").append(clean(action));
-        append(b, "id", id);
-        append(b, "queue", queue);
-        append(b, "kind", kind);
-        append(b, "endpoint", endpoint);
-        append(b, "error", error);
-        append(b, "deadFrom", deadFrom);
-        append(b, "deadTo", deadTo);
-        append(b, "all", all);
-        append(b, "reason", reason);
-        append(b, "schedule", schedule);
+        parameters.forEach((name, value) -> append(b, name, value));
         return b.toString();
     }
 

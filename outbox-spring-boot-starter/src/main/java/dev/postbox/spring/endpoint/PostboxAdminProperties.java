@@ -1,5 +1,6 @@
 package dev.postbox.spring.endpoint;
 
+import dev.postbox.spring.internal.PropertyChecks;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -49,10 +50,10 @@ public class PostboxAdminProperties {
     }
 
     public void setDeadLetterLimit(int deadLetterLimit) {
-        if (deadLetterLimit < 1 || deadLetterLimit > PostboxEndpoint.MAX_DEAD_LETTER_LIMIT) {
-            throw new IllegalArgumentException("postbox.admin.dead-letter-limit must be between 1 and "
-                    + PostboxEndpoint.MAX_DEAD_LETTER_LIMIT + ", was " + deadLetterLimit);
-        }
-        this.deadLetterLimit = deadLetterLimit;
+        this.deadLetterLimit = PropertyChecks.between(
+                deadLetterLimit,
+                1,
+                PostboxDeadLettersEndpoint.MAX_DEAD_LETTER_LIMIT,
+                "postbox.admin.dead-letter-limit");
     }
 }

@@ -12,10 +12,12 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 
 /**
- * The {@code postbox} actuator endpoint ({@link PostboxEndpoint}) when the actuator is present and the
- * endpoint is available (exposed, e.g. {@code management.endpoints.web.exposure.include=postbox}, and
- * not switched off with {@code management.endpoint.postbox.access=none}). Write operations also need
- * {@code postbox.admin.write-enabled=true}.
+ * The Postbox actuator endpoints when the actuator is present: {@code postbox} (summary), {@code
+ * postboxqueues}, {@code postboxjobs}, {@code postboxdeadletters}, {@code postboxschedules} and {@code
+ * postboxwebhooks}, each when it is available (exposed, e.g. {@code
+ * management.endpoints.web.exposure.include=postbox,postboxjobs}, and not switched off with {@code
+ * management.endpoint.<id>.access=none}). Write operations also need {@code
+ * postbox.admin.write-enabled=true}.
  */
 @AutoConfiguration(afterName = "dev.postbox.spring.PostboxAutoConfiguration")
 @ConditionalOnClass(
@@ -30,12 +32,44 @@ public final class PostboxEndpointAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnAvailableEndpoint(PostboxEndpoint.class)
-    PostboxEndpoint postboxEndpoint(
-            Postbox postbox,
-            PostboxAdminProperties properties,
-            ObjectProvider<WebhookEndpointAdmin> webhookEndpoints,
-            ObjectProvider<PostboxScheduleAdmin> schedules) {
-        return new PostboxEndpoint(
-                postbox.admin(), properties, webhookEndpoints.getIfAvailable(), schedules.getIfAvailable());
+    PostboxEndpoint postboxEndpoint(Postbox postbox, PostboxAdminProperties properties) {
+        return new PostboxEndpoint(postbox.admin(), properties);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnAvailableEndpoint(PostboxQueuesEndpoint.class)
+    PostboxQueuesEndpoint postboxQueuesEndpoint(Postbox postbox, PostboxAdminProperties properties) {
+        return new PostboxQueuesEndpoint(postbox.admin(), properties);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnAvailableEndpoint(PostboxJobsEndpoint.class)
+    PostboxJobsEndpoint postboxJobsEndpoint(Postbox postbox, PostboxAdminProperties properties) {
+        return new PostboxJobsEndpoint(postbox.admin(), properties);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnAvailableEndpoint(PostboxDeadLettersEndpoint.class)
+    PostboxDeadLettersEndpoint postboxDeadLettersEndpoint(Postbox postbox, PostboxAdminProperties properties) {
+        return new PostboxDeadLettersEndpoint(postbox.admin(), properties);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnAvailableEndpoint(PostboxSchedulesEndpoint.class)
+    PostboxSchedulesEndpoint postboxSchedulesEndpoint(
+            ObjectProvider<PostboxScheduleAdmin> schedules, PostboxAdminProperties properties) {
+        return new PostboxSchedulesEndpoint(schedules.getIfAvailable(), properties);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnAvailableEndpoint(PostboxWebhooksEndpoint.class)
+    PostboxWebhooksEndpoint postboxWebhooksEndpoint(
+            ObjectProvider<WebhookEndpointAdmin> webhookEndpoints, PostboxAdminProperties properties) {
+        return new PostboxWebhooksEndpoint(webhookEndpoints.getIfAvailable(), properties);
     }
 }

@@ -1,5 +1,6 @@
 package dev.postbox.spring.health;
 
+import dev.postbox.spring.internal.PropertyChecks;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -44,11 +45,7 @@ public class PostboxHealthProperties {
     }
 
     public void setOldestAgeThreshold(Duration oldestAgeThreshold) {
-        if (oldestAgeThreshold == null || oldestAgeThreshold.isNegative()) {
-            throw new IllegalArgumentException(
-                    "postbox.health.oldest-age-threshold must be zero or positive, was " + oldestAgeThreshold);
-        }
-        this.oldestAgeThreshold = oldestAgeThreshold;
+        this.oldestAgeThreshold = PropertyChecks.notNegative(oldestAgeThreshold, "postbox.health.oldest-age-threshold");
     }
 
     public long getDlqThreshold() {
@@ -56,11 +53,7 @@ public class PostboxHealthProperties {
     }
 
     public void setDlqThreshold(long dlqThreshold) {
-        if (dlqThreshold < 0) {
-            throw new IllegalArgumentException(
-                    "postbox.health.dlq-threshold must be zero or positive, was " + dlqThreshold);
-        }
-        this.dlqThreshold = dlqThreshold;
+        this.dlqThreshold = PropertyChecks.notNegative(dlqThreshold, "postbox.health.dlq-threshold");
     }
 
     public String getDegradedStatus() {
@@ -68,9 +61,6 @@ public class PostboxHealthProperties {
     }
 
     public void setDegradedStatus(String degradedStatus) {
-        if (degradedStatus == null || degradedStatus.isBlank()) {
-            throw new IllegalArgumentException("postbox.health.degraded-status may not be blank");
-        }
-        this.degradedStatus = degradedStatus.trim();
+        this.degradedStatus = PropertyChecks.notBlank(degradedStatus, "postbox.health.degraded-status");
     }
 }

@@ -1,8 +1,13 @@
 package dev.postbox.spring.http;
 
+import dev.postbox.JobRequest;
+import dev.postbox.http.EndpointTimeouts;
+import dev.postbox.http.HttpDelivery;
+import dev.postbox.http.ssrf.PortPolicy;
 import dev.postbox.http.RedactedUrl;
 import dev.postbox.http.ssrf.PortPolicy;
 import dev.postbox.http.webhook.HttpDeliveryModule;
+import dev.postbox.http.webhook.SustainedFailurePolicy;
 import dev.postbox.spring.RetryProperties;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -56,13 +61,13 @@ public class PostboxHttpProperties {
      * Cap on the decompressed response body bytes read and kept in the attempt log (1 byte to 1 MiB);
      * the rest is discarded.
      */
-    private long maxResponseBodyBytes = 16384;
+    private long maxResponseBodyBytes = HttpDelivery.DEFAULT_MAX_RESPONSE_BODY_BYTES;
 
     /** Largest payload JSON, in bytes, accepted by send and publish; larger ones are refused at once. */
     private int maxPayloadBytes = 262144;
 
     /** The queue of delivery and fan-out jobs; workers must serve it (postbox.worker.queues). */
-    private String queue = "default";
+    private String queue = JobRequest.DEFAULT_QUEUE;
 
     /** Retry policy of deliveries to endpoints that have no own policy. */
     private final Retry retry = new Retry();
@@ -243,7 +248,7 @@ public class PostboxHttpProperties {
         /**
          * Encryption keys by key id (letters, digits, '_' or '-'): base64 AES keys of 32 bytes (or 16
          * or 24), e.g. from `openssl rand -base64 32`. Keep a retired key here until re-encryption
-         * (POST /actuator/postbox/reencrypt-secrets) has rewritten every value sealed with it.
+         * (POST /actuator/postboxwebhooks) has rewritten every value sealed with it.
          */
         private Map<String, String> keys = new LinkedHashMap<>();
 
@@ -292,13 +297,13 @@ public class PostboxHttpProperties {
     public static class Timeouts {
 
         /** TCP (and TLS) connect timeout. */
-        private Duration connect = Duration.ofSeconds(5);
+        private Duration connect = EndpointTimeouts.DEFAULTS.connectTimeout();
 
         /** Maximum inactivity while writing the request or reading the response. */
-        private Duration read = Duration.ofSeconds(15);
+        private Duration read = EndpointTimeouts.DEFAULTS.readTimeout();
 
         /** The whole attempt, from DNS to the last response byte read. */
-        private Duration call = Duration.ofSeconds(30);
+        private Duration call = EndpointTimeouts.DEFAULTS.callTimeout();
 
         public Duration getConnect() {
             return connect;
@@ -329,7 +334,10 @@ public class PostboxHttpProperties {
     public static class Retry extends RetryProperties {
 
         public Retry() {
-            super(Duration.ofSeconds(5), Duration.ofHours(1), 12);
+            super(
+                    HttpDeliveryModule.DEFAULT_RETRY_POLICY.base(),
+                    HttpDeliveryModule.DEFAULT_RETRY_POLICY.cap(),
+                    HttpDeliveryModule.DEFAULT_RETRY_POLICY.maxAttempts());
         }
     }
 
@@ -369,10 +377,10 @@ public class PostboxHttpProperties {
         private boolean enabled = true;
 
         /** Consecutive retryable failures (5xx, 408/425/429, timeouts, connection errors) needed. */
-        private int minFailures = 50;
+        private int minFailures = SustainedFailurePolicy.DEFAULTS.minFailures();
 
         /** How long the failure streak must last. */
-        private Duration minDuration = Duration.ofHours(24);
+        private Duration minDuration = SustainedFailurePolicy.DEFAULTS.minDuration();
 
         public boolean isEnabled() {
             return enabled;

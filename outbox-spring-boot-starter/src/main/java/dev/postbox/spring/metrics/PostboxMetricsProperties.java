@@ -1,5 +1,6 @@
 package dev.postbox.spring.metrics;
 
+import dev.postbox.spring.internal.PropertyChecks;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -38,11 +39,7 @@ public class PostboxMetricsProperties {
     }
 
     public void setQueuePollInterval(Duration queuePollInterval) {
-        if (queuePollInterval == null || queuePollInterval.isNegative() || queuePollInterval.isZero()) {
-            throw new IllegalArgumentException(
-                    "postbox.metrics.queue-poll-interval must be positive, was " + queuePollInterval);
-        }
-        this.queuePollInterval = queuePollInterval;
+        this.queuePollInterval = PropertyChecks.positive(queuePollInterval, "postbox.metrics.queue-poll-interval");
     }
 
     public boolean isDurationHistogram() {

@@ -16,7 +16,7 @@ public final class EnqueueObservationContext extends SenderContext<Map<String, S
     private final JobRequest request;
 
     public EnqueueObservationContext(JobRequest request) {
-        super(Map::put, Kind.PRODUCER);
+        super(TraceCarrier::put, Kind.PRODUCER);
         this.request = request;
         setCarrier(new LinkedHashMap<>());
         setRemoteServiceName("postbox");

@@ -16,6 +16,7 @@ import io.micrometer.observation.ObservationRegistry;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@link WebhookInstrumentation} with a {@value PostboxObservations#WEBHOOK_SEND} observation per
@@ -48,8 +49,9 @@ final class ObservedWebhookInstrumentation implements WebhookInstrumentation {
             observation
                     .lowCardinalityKeyValue(OUTCOME, outcome(result))
                     .lowCardinalityKeyValue(STATUS, statusClass(result.statusCode()));
-            if (result.statusCode() != null) {
-                observation.highCardinalityKeyValue(STATUS_CODE, Integer.toString(result.statusCode()));
+            Integer statusCode = result.statusCode();
+            if (statusCode != null) {
+                observation.highCardinalityKeyValue(STATUS_CODE, Integer.toString(statusCode));
             }
             return result;
         } catch (RuntimeException | Error e) {
@@ -70,7 +72,7 @@ final class ObservedWebhookInstrumentation implements WebhookInstrumentation {
         return result.outcome().name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
-    private static String statusClass(Integer status) {
+    private static String statusClass(@Nullable Integer status) {
         return status == null ? "none" : (status / 100) + "xx";
     }
 }

@@ -17,7 +17,7 @@ public final class WebhookSendObservationContext extends SenderContext<Map<Strin
     private final String endpoint;
 
     public WebhookSendObservationContext(Job job, String endpoint) {
-        super(Map::put, Kind.CLIENT);
+        super(TraceCarrier::put, Kind.CLIENT);
         this.job = job;
         this.endpoint = endpoint;
         setCarrier(new LinkedHashMap<>());

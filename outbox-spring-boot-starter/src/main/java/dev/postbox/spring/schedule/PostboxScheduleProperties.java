@@ -4,6 +4,7 @@ import dev.postbox.cron.DstGapPolicy;
 import dev.postbox.cron.MissedFirePolicy;
 import dev.postbox.cron.OverlapPolicy;
 import dev.postbox.cron.ScheduleMaterializer;
+import dev.postbox.spring.internal.PropertyChecks;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -175,11 +176,7 @@ public class PostboxScheduleProperties {
         }
 
         public void setPollInterval(Duration pollInterval) {
-            if (pollInterval == null || pollInterval.isNegative() || pollInterval.isZero()) {
-                throw new IllegalArgumentException(
-                        "postbox.scheduler.poll-interval must be positive, was " + pollInterval);
-            }
-            this.pollInterval = pollInterval;
+            this.pollInterval = PropertyChecks.positive(pollInterval, "postbox.scheduler.poll-interval");
         }
     }
 }

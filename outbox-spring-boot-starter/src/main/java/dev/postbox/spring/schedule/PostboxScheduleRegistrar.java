@@ -49,7 +49,7 @@ public final class PostboxScheduleRegistrar implements InitializingBean {
             if (view != null && view.paused()) {
                 log.warn(
                         "Schedule '{}' is declared but paused in the database, so it creates no jobs. Resume it with"
-                                + " POST /actuator/postbox/resume {{\"schedule\": \"{}\"}} or ScheduleRegistry.resume.",
+                                + " POST /actuator/postboxschedules/{} {{\"paused\": false}} or ScheduleRegistry.resume.",
                         definition.name(),
                         definition.name());
             }

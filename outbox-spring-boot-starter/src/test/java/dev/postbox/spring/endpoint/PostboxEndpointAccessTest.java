@@ -30,13 +30,22 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
 /**
- * The {@code postbox} endpoint is read-only unless the operator grants more, and every write
- * operation leaves an audit line naming who did what.
+ * The Postbox endpoints are read-only unless the operator grants more, and every write operation
+ * leaves an audit line naming who did what. Operations are invoked as the web layer does: through
+ * the discovered operation with its arguments by name.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class PostboxEndpointAccessTest {
 
-    private static final String EXPOSED = "management.endpoints.web.exposure.include=postbox";
+    private static final String EXPOSED = "management.endpoints.web.exposure.include="
+            + "postbox,postboxqueues,postboxjobs,postboxdeadletters,postboxschedules,postboxwebhooks";
+    private static final String[] UNRESTRICTED = {
+        "management.endpoint.postboxqueues.access=unrestricted",
+        "management.endpoint.postboxjobs.access=unrestricted",
+        "management.endpoint.postboxdeadletters.access=unrestricted",
+        "management.endpoint.postboxschedules.access=unrestricted",
+        "management.endpoint.postboxwebhooks.access=unrestricted"
+    };
 
     private final DataSource dataSource = TestDatabase.create();
 
@@ -57,18 +66,35 @@ class PostboxEndpointAccessTest {
         runner.withPropertyValues(EXPOSED)
                 .run(context -> assertThat(paths(context))
                         .containsExactlyInAnyOrder(
-                                "GET postbox", "GET postbox/{resource}", "GET postbox/{resource}/{id}"));
-        runner.withPropertyValues(EXPOSED, "management.endpoint.postbox.access=unrestricted")
-                .run(context -> assertThat(paths(context)).contains("POST postbox/{action}"));
+                                "GET postbox",
+                                "GET postboxqueues",
+                                "GET postboxqueues/{queue}",
+                                "GET postboxjobs/{id}",
+                                "GET postboxdeadletters",
+                                "GET postboxschedules",
+                                "GET postboxwebhooks",
+                                "GET postboxwebhooks/{endpoint}"));
+        runner.withPropertyValues(EXPOSED)
+                .withPropertyValues(UNRESTRICTED)
+                .run(context -> assertThat(paths(context))
+                        .contains(
+                                "POST postboxqueues/{queue}",
+                                "DELETE postboxjobs/{id}",
+                                "POST postboxdeadletters",
+                                "POST postboxdeadletters/{id}",
+                                "DELETE postboxdeadletters",
+                                "POST postboxschedules/{schedule}",
+                                "POST postboxwebhooks",
+                                "POST postboxwebhooks/{endpoint}"));
     }
 
     @Test
     void aWriteOperationLogsAnAuditLineWithThePrincipalAndWhatWasDone(CapturedOutput output) {
-        runner.withPropertyValues(
-                        EXPOSED, "management.endpoint.postbox.access=unrestricted", "postbox.admin.write-enabled=true")
+        runner.withPropertyValues(EXPOSED, "postbox.admin.write-enabled=true")
+                .withPropertyValues(UNRESTRICTED)
                 .run(context -> {
                     WebEndpointResponse<?> response =
-                            invokeWrite(context, "alice", Map.of("action", "pause", "queue", "mail"));
+                            invoke(context, "postboxqueues", "POST", "alice", Map.of("queue", "mail", "paused", true));
                     assertThat(response.getStatus()).isEqualTo(WebEndpointResponse.STATUS_OK);
                     assertThat(context.getBean(Postbox.class).admin().queues().stream()
                                     .filter(q -> q.queue().equals("mail"))
@@ -83,22 +109,45 @@ class PostboxEndpointAccessTest {
 
     @Test
     void aRefusedOrAnonymousWriteIsAuditedToo(CapturedOutput output) {
-        runner.withPropertyValues(EXPOSED, "management.endpoint.postbox.access=unrestricted")
-                .run(context -> {
-                    WebEndpointResponse<?> response =
-                            invokeWrite(context, null, Map.of("action", "purge", "all", true));
-                    assertThat(response.getStatus()).isEqualTo(PostboxEndpoint.STATUS_FORBIDDEN);
-                });
+        runner.withPropertyValues(EXPOSED).withPropertyValues(UNRESTRICTED).run(context -> {
+            WebEndpointResponse<?> response =
+                    invoke(context, "postboxdeadletters", "DELETE", null, Map.of("all", true));
+            assertThat(response.getStatus()).isEqualTo(PostboxEndpoint.STATUS_FORBIDDEN);
+        });
         assertThat(output.getOut())
                 .containsPattern("postbox\\.audit.*principal=\\(anonymous\\) action=purge all=true.*status=403");
     }
 
-    private static WebEndpointResponse<?> invokeWrite(
-            AssertableApplicationContext context, @Nullable String user, Map<String, Object> arguments) {
-        WebOperation write = endpoint(context).getOperations().stream()
-                .filter(o -> o.getRequestPredicate().getHttpMethod().name().equals("POST"))
+    @Test
+    void typedParametersAreConvertedFromTheRequestText() {
+        runner.withPropertyValues(EXPOSED, "postbox.admin.write-enabled=true")
+                .withPropertyValues(UNRESTRICTED)
+                .run(context -> {
+                    // The web layer hands over text; the operation receives an Instant and a long.
+                    WebEndpointResponse<?> purged = invoke(
+                            context,
+                            "postboxdeadletters",
+                            "DELETE",
+                            "alice",
+                            Map.of("deadFrom", "2026-01-31T12:00:00Z", "kind", "mail"));
+                    assertThat(purged.getStatus()).isEqualTo(WebEndpointResponse.STATUS_OK);
+                    WebEndpointResponse<?> cancelled =
+                            invoke(context, "postboxjobs", "DELETE", "alice", Map.of("id", "42"));
+                    assertThat(cancelled.getStatus()).isEqualTo(WebEndpointResponse.STATUS_NOT_FOUND);
+                });
+    }
+
+    private static WebEndpointResponse<?> invoke(
+            AssertableApplicationContext context,
+            String endpointId,
+            String method,
+            @Nullable String user,
+            Map<String, Object> arguments) {
+        WebOperation write = endpoint(context, endpointId).getOperations().stream()
+                .filter(o -> o.getRequestPredicate().getHttpMethod().name().equals(method))
+                .filter(o -> o.getRequestPredicate().getPath().contains("{") == hasSelector(o, arguments))
                 .findFirst()
-                .orElseThrow(() -> new AssertionError("no write operation mapped"));
+                .orElseThrow(() -> new AssertionError("no " + method + " operation mapped on " + endpointId));
         Principal principal = user == null ? null : () -> user;
         SecurityContext security = new SecurityContext() {
             @Override
@@ -114,17 +163,32 @@ class PostboxEndpointAccessTest {
         return (WebEndpointResponse<?>) write.invoke(new InvocationContext(security, arguments));
     }
 
+    /** Whether the arguments name the operation's path selector (so POST x and POST x/{id} differ). */
+    private static boolean hasSelector(WebOperation operation, Map<String, Object> arguments) {
+        String path = operation.getRequestPredicate().getPath();
+        int open = path.indexOf('{');
+        return open >= 0 && arguments.containsKey(path.substring(open + 1, path.indexOf('}')));
+    }
+
     private static List<String> paths(AssertableApplicationContext context) {
-        return endpoint(context).getOperations().stream()
+        return discoverer(context).getEndpoints().stream()
+                .flatMap(e -> e.getOperations().stream())
                 .map(o -> o.getRequestPredicate().getHttpMethod() + " "
                         + o.getRequestPredicate().getPath())
                 .toList();
     }
 
-    private static ExposableWebEndpoint endpoint(AssertableApplicationContext context) {
+    private static ExposableWebEndpoint endpoint(AssertableApplicationContext context, String id) {
+        return discoverer(context).getEndpoints().stream()
+                .filter(e -> e.getEndpointId().toString().equals(id))
+                .findFirst()
+                .orElseThrow();
+    }
+
+    private static WebEndpointDiscoverer discoverer(AssertableApplicationContext context) {
         OperationFilter<WebOperation> byAccess =
                 OperationFilter.byAccess(new PropertiesEndpointAccessResolver(context.getEnvironment()));
-        WebEndpointDiscoverer discoverer = new WebEndpointDiscoverer(
+        return new WebEndpointDiscoverer(
                 context,
                 new ConversionServiceParameterValueMapper(),
                 EndpointMediaTypes.DEFAULT,
@@ -133,9 +197,5 @@ class PostboxEndpointAccessTest {
                 List.of(),
                 List.of(),
                 List.of(byAccess));
-        return discoverer.getEndpoints().stream()
-                .filter(e -> e.getEndpointId().toString().equals("postbox"))
-                .findFirst()
-                .orElseThrow();
     }
 }

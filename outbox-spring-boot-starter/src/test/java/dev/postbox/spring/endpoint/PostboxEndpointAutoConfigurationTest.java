@@ -1,15 +1,17 @@
 package dev.postbox.spring.endpoint;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.postbox.Postbox;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.invoke.convert.ConversionServiceParameterValueMapper;
 import org.springframework.boot.actuate.endpoint.web.EndpointMediaTypes;
-import org.springframework.boot.actuate.endpoint.web.ExposableWebEndpoint;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpointDiscoverer;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -18,6 +20,10 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 class PostboxEndpointAutoConfigurationTest {
+
+    private static final String ALL_EXPOSED = "management.endpoints.web.exposure.include="
+            + "postbox,postboxqueues,postboxjobs,postboxdeadletters,postboxschedules,postboxwebhooks";
+    private static final SecurityContext NONE = SecurityContext.NONE;
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(PostboxEndpointAutoConfiguration.class))
@@ -32,14 +38,29 @@ class PostboxEndpointAutoConfigurationTest {
         runner.withPropertyValues("management.endpoints.web.exposure.include=postbox")
                 .run(context -> {
                     assertThat(context).hasSingleBean(PostboxEndpoint.class);
+                    assertThat(context).doesNotHaveBean(PostboxJobsEndpoint.class);
                     assertThat(context.getBean(PostboxAdminProperties.class).isWriteEnabled())
                             .isFalse();
                 });
     }
 
     @Test
+    void eachResourceEndpointIsPresentWhenExposed() {
+        runner.withPropertyValues(ALL_EXPOSED).run(context -> {
+            assertThat(context).hasSingleBean(PostboxQueuesEndpoint.class);
+            assertThat(context).hasSingleBean(PostboxJobsEndpoint.class);
+            assertThat(context).hasSingleBean(PostboxDeadLettersEndpoint.class);
+            assertThat(context).hasSingleBean(PostboxSchedulesEndpoint.class);
+            assertThat(context).hasSingleBean(PostboxWebhooksEndpoint.class);
+        });
+    }
+
+    @Test
     void absentWhenNotExposed() {
-        runner.run(context -> assertThat(context).doesNotHaveBean(PostboxEndpoint.class));
+        runner.run(context -> {
+            assertThat(context).doesNotHaveBean(PostboxEndpoint.class);
+            assertThat(context).doesNotHaveBean(PostboxDeadLettersEndpoint.class);
+        });
     }
 
     @Test
@@ -54,63 +75,89 @@ class PostboxEndpointAutoConfigurationTest {
 
     @Test
     void writeOperationsAreRefusedByDefaultWithAClearMessage() {
-        runner.withPropertyValues("management.endpoints.web.exposure.include=postbox")
-                .run(context -> {
-                    PostboxEndpoint endpoint = context.getBean(PostboxEndpoint.class);
-                    for (String action : new String[] {"replay", "purge", "cancel", "pause", "resume"}) {
-                        WebEndpointResponse<Map<String, Object>> response =
-                                endpoint.action(action, 1L, "mail", null, null, null, null, null, null);
-                        assertThat(response.getStatus()).isEqualTo(PostboxEndpoint.STATUS_FORBIDDEN);
-                        assertThat(response.getBody().get("error").toString())
-                                .contains("postbox.admin.write-enabled=true");
-                    }
-                });
+        runner.withPropertyValues(ALL_EXPOSED).run(context -> {
+            PostboxQueuesEndpoint queues = context.getBean(PostboxQueuesEndpoint.class);
+            PostboxJobsEndpoint jobs = context.getBean(PostboxJobsEndpoint.class);
+            PostboxDeadLettersEndpoint deadLetters = context.getBean(PostboxDeadLettersEndpoint.class);
+            PostboxSchedulesEndpoint schedules = context.getBean(PostboxSchedulesEndpoint.class);
+            PostboxWebhooksEndpoint webhooks = context.getBean(PostboxWebhooksEndpoint.class);
+            List<WebEndpointResponse<Map<String, Object>>> responses = List.of(
+                    deadLetters.replay(1L, NONE),
+                    deadLetters.replayMatching("mail", null, null, null, null, null, null, NONE),
+                    deadLetters.purge("mail", null, null, null, null, null, null, NONE),
+                    jobs.cancel(1L, NONE),
+                    queues.paused("mail", true, NONE),
+                    queues.paused("mail", false, NONE),
+                    schedules.paused("nightly", true, NONE),
+                    webhooks.enabled("billing", false, null, NONE),
+                    webhooks.reencryptSecrets(NONE));
+            assertThat(responses).allSatisfy(response -> {
+                assertThat(response.getStatus()).isEqualTo(PostboxEndpoint.STATUS_FORBIDDEN);
+                assertThat(response.getBody().get("error").toString()).contains("postbox.admin.write-enabled=true");
+            });
+        });
     }
 
     @Test
-    void writeOperationsValidateTheirInputWhenEnabled() {
-        runner.withPropertyValues(
-                        "management.endpoints.web.exposure.include=postbox", "postbox.admin.write-enabled=true")
+    void operationsValidateTheirInputWithAMessageNamingTheParameter() {
+        runner.withPropertyValues(ALL_EXPOSED, "postbox.admin.write-enabled=true")
                 .run(context -> {
-                    PostboxEndpoint endpoint = context.getBean(PostboxEndpoint.class);
-                    assertThat(endpoint.action("explode", null, null, null, null, null, null, null, null)
-                                    .getStatus())
-                            .isEqualTo(WebEndpointResponse.STATUS_BAD_REQUEST);
-                    assertThat(endpoint.action("pause", null, " ", null, null, null, null, null, null)
-                                    .getStatus())
-                            .isEqualTo(WebEndpointResponse.STATUS_BAD_REQUEST);
-                    assertThat(endpoint.action("cancel", null, null, null, null, null, null, null, null)
-                                    .getStatus())
-                            .isEqualTo(WebEndpointResponse.STATUS_BAD_REQUEST);
+                    PostboxQueuesEndpoint queues = context.getBean(PostboxQueuesEndpoint.class);
+                    PostboxDeadLettersEndpoint deadLetters = context.getBean(PostboxDeadLettersEndpoint.class);
+                    assertThatThrownBy(() -> queues.paused(" ", true, NONE))
+                            .isInstanceOf(InvalidEndpointRequestException.class)
+                            .hasMessage("queue may not be blank");
+                    assertThatThrownBy(() -> deadLetters.purge(" ", null, null, null, null, null, null, NONE))
+                            .isInstanceOf(InvalidEndpointRequestException.class)
+                            .hasMessageContaining("Give at least one of queue");
+                    assertThatThrownBy(() -> deadLetters.deadLetters(null, null, null, null, null, null, 1001))
+                            .isInstanceOf(InvalidEndpointRequestException.class)
+                            .hasMessageContaining("limit must be between 1 and 1000, was 1001");
+                    assertThatThrownBy(() -> context.getBean(PostboxWebhooksEndpoint.class)
+                                    .endpoints())
+                            .isInstanceOf(InvalidEndpointRequestException.class)
+                            .hasMessageContaining("add postbox-delivery-http");
+                    assertThatThrownBy(() -> context.getBean(PostboxSchedulesEndpoint.class)
+                                    .schedules(null))
+                            .isInstanceOf(InvalidEndpointRequestException.class)
+                            .hasMessageContaining("schedules are not configured");
                 });
     }
 
     @Test
     void operationsAreMappedToTheDocumentedPaths() {
-        runner.withPropertyValues("management.endpoints.web.exposure.include=postbox")
-                .run(context -> {
-                    WebEndpointDiscoverer discoverer = new WebEndpointDiscoverer(
-                            context,
-                            new ConversionServiceParameterValueMapper(),
-                            EndpointMediaTypes.DEFAULT,
-                            List.of(),
-                            List.of(),
-                            List.of(),
-                            List.of(),
-                            List.of());
-                    ExposableWebEndpoint endpoint = discoverer.getEndpoints().stream()
-                            .filter(e -> e.getEndpointId().toString().equals("postbox"))
-                            .findFirst()
-                            .orElseThrow();
-                    assertThat(endpoint.getOperations().stream()
-                                    .map(o -> o.getRequestPredicate().getHttpMethod() + " "
-                                            + o.getRequestPredicate().getPath())
-                                    .toList())
-                            .containsExactlyInAnyOrder(
-                                    "GET postbox",
-                                    "GET postbox/{resource}",
-                                    "GET postbox/{resource}/{id}",
-                                    "POST postbox/{action}");
-                });
+        runner.withPropertyValues(ALL_EXPOSED).run(context -> {
+            WebEndpointDiscoverer discoverer = new WebEndpointDiscoverer(
+                    context,
+                    new ConversionServiceParameterValueMapper(),
+                    EndpointMediaTypes.DEFAULT,
+                    List.of(),
+                    List.of(),
+                    List.of(),
+                    List.of(),
+                    List.of());
+            assertThat(discoverer.getEndpoints().stream()
+                            .flatMap(e -> e.getOperations().stream())
+                            .map(o -> o.getRequestPredicate().getHttpMethod() + " "
+                                    + o.getRequestPredicate().getPath())
+                            .toList())
+                    .containsExactlyInAnyOrder(
+                            "GET postbox",
+                            "GET postboxqueues",
+                            "GET postboxqueues/{queue}",
+                            "POST postboxqueues/{queue}",
+                            "GET postboxjobs/{id}",
+                            "DELETE postboxjobs/{id}",
+                            "GET postboxdeadletters",
+                            "POST postboxdeadletters",
+                            "POST postboxdeadletters/{id}",
+                            "DELETE postboxdeadletters",
+                            "GET postboxschedules",
+                            "POST postboxschedules/{schedule}",
+                            "GET postboxwebhooks",
+                            "GET postboxwebhooks/{endpoint}",
+                            "POST postboxwebhooks",
+                            "POST postboxwebhooks/{endpoint}");
+        });
     }
 }

@@ -15,6 +15,7 @@ import dev.postbox.spring.BootAutoConfigurations;
 import dev.postbox.spring.PostboxAutoConfiguration;
 import dev.postbox.spring.endpoint.PostboxAdminProperties;
 import dev.postbox.spring.endpoint.PostboxEndpoint;
+import dev.postbox.spring.endpoint.PostboxWebhooksEndpoint;
 import dev.postbox.spring.endpoint.WebhookEndpointAdmin;
 import dev.postbox.testing.TestDatabase;
 import java.time.Duration;
@@ -24,6 +25,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -101,10 +103,9 @@ class PostboxHttpAutoConfigurationTest {
                 .run(context -> {
                     PostboxAdminProperties admin = new PostboxAdminProperties();
                     admin.setWriteEnabled(true);
-                    PostboxEndpoint endpoint = new PostboxEndpoint(
-                            context.getBean(Postbox.class).admin(), admin, context.getBean(WebhookEndpointAdmin.class));
-                    WebEndpointResponse<Map<String, Object>> response =
-                            endpoint.action("reencrypt-secrets", null, null, null, null, null, null, null, null);
+                    PostboxWebhooksEndpoint endpoint =
+                            new PostboxWebhooksEndpoint(context.getBean(WebhookEndpointAdmin.class), admin);
+                    WebEndpointResponse<Map<String, Object>> response = endpoint.reencryptSecrets(SecurityContext.NONE);
                     assertThat(response.getStatus()).isEqualTo(WebEndpointResponse.STATUS_OK);
                     assertThat(response.getBody()).containsEntry("endpoints", 1);
                     String stored = new JdbcTemplate(dataSource)
@@ -116,10 +117,9 @@ class PostboxHttpAutoConfigurationTest {
                 .run(context -> {
                     PostboxAdminProperties admin = new PostboxAdminProperties();
                     admin.setWriteEnabled(true);
-                    PostboxEndpoint endpoint = new PostboxEndpoint(
-                            context.getBean(Postbox.class).admin(), admin, context.getBean(WebhookEndpointAdmin.class));
-                    WebEndpointResponse<Map<String, Object>> response =
-                            endpoint.action("reencrypt-secrets", null, null, null, null, null, null, null, null);
+                    PostboxWebhooksEndpoint endpoint =
+                            new PostboxWebhooksEndpoint(context.getBean(WebhookEndpointAdmin.class), admin);
+                    WebEndpointResponse<Map<String, Object>> response = endpoint.reencryptSecrets(SecurityContext.NONE);
                     assertThat(response.getStatus()).isEqualTo(PostboxEndpoint.STATUS_CONFLICT);
                     assertThat(response.getBody().get("error").toString())
                             .contains("cannot be decrypted with key 'next'")

@@ -10,8 +10,8 @@ import dev.postbox.http.signing.WebhookSecret;
 import dev.postbox.http.webhook.Webhooks;
 import dev.postbox.spring.BootAutoConfigurations;
 import dev.postbox.spring.PostboxAutoConfiguration;
-import dev.postbox.spring.endpoint.PostboxEndpoint;
 import dev.postbox.spring.endpoint.PostboxEndpointAutoConfiguration;
+import dev.postbox.spring.endpoint.PostboxWebhooksEndpoint;
 import dev.postbox.spring.endpoint.WebhookEndpointAdmin;
 import dev.postbox.spring.metrics.PostboxMetricsAutoConfiguration;
 import dev.postbox.testing.TestDatabase;
@@ -27,6 +27,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -99,7 +100,7 @@ class PostboxHttpIntegrationTest {
                         "postbox.worker.shutdown-grace=2s",
                         "postbox.metrics.queue-poll-interval=200ms",
                         "postbox.admin.write-enabled=true",
-                        "management.endpoints.web.exposure.include=postbox",
+                        "management.endpoints.web.exposure.include=postbox,postboxwebhooks",
                         "postbox.http.secrets.keys.test=MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
                         "postbox.http.allow-list=127.0.0.1/32",
                         "postbox.http.retry.base=50ms",
@@ -111,7 +112,6 @@ class PostboxHttpIntegrationTest {
     }
 
     @Test
-    @SuppressWarnings("unchecked")
     void aSignedDeliveryArrivesOnceAndTheMetricsMove() {
         runner().run(context -> {
             assertThat(context).hasNotFailed();
@@ -152,9 +152,8 @@ class PostboxHttpIntegrationTest {
                     .isZero();
 
             // The admin endpoint: list, disable (gauge 1), re-enable (gauge 0).
-            PostboxEndpoint endpoint = context.getBean(PostboxEndpoint.class);
-            List<WebhookEndpointAdmin.WebhookEndpointView> list = (List<WebhookEndpointAdmin.WebhookEndpointView>)
-                    endpoint.resource("endpoints", null, null, null, null, null, null, null);
+            PostboxWebhooksEndpoint endpoint = context.getBean(PostboxWebhooksEndpoint.class);
+            List<WebhookEndpointAdmin.WebhookEndpointView> list = endpoint.endpoints();
             assertThat(list).singleElement().satisfies(v -> {
                 assertThat(v.name()).isEqualTo("receiver");
                 assertThat(v.state()).isEqualTo("enabled");
@@ -162,13 +161,12 @@ class PostboxHttpIntegrationTest {
             });
             assertThat(list.toString()).doesNotContain(SECRET);
 
-            WebEndpointResponse<Map<String, Object>> disabled = endpoint.action(
-                    "disable-endpoint", null, null, null, "receiver", null, null, null, null, "maintenance");
+            WebEndpointResponse<Map<String, Object>> disabled =
+                    endpoint.enabled("receiver", false, "maintenance", SecurityContext.NONE);
             assertThat(disabled.getStatus()).isEqualTo(200);
             assertThat(disabled.getBody()).containsEntry("changed", true);
-            assertThat(((WebhookEndpointAdmin.WebhookEndpointView)
-                                    endpoint.resource("endpoints", null, null, "receiver", null, null, null, null))
-                            .disabledReason())
+            assertThat(endpoint.endpoint("receiver"))
+                    .extracting(WebhookEndpointAdmin.WebhookEndpointView::disabledReason)
                     .isEqualTo("maintenance");
             assertThat(meters.get(PostboxHttpMetrics.ENDPOINT_DISABLED)
                             .tag("endpoint", "receiver")
@@ -182,7 +180,7 @@ class PostboxHttpIntegrationTest {
                     .isEqualTo(1.0);
 
             WebEndpointResponse<Map<String, Object>> enabled =
-                    endpoint.action("enable-endpoint", null, null, null, "receiver", null, null, null, null, null);
+                    endpoint.enabled("receiver", true, null, SecurityContext.NONE);
             assertThat(enabled.getStatus()).isEqualTo(200);
             assertThat(enabled.getBody()).containsEntry("changed", true);
             assertThat(meters.get(PostboxHttpMetrics.ENDPOINT_DISABLED)
@@ -191,7 +189,7 @@ class PostboxHttpIntegrationTest {
                             .value())
                     .isZero();
 
-            assertThat(endpoint.action("enable-endpoint", null, null, null, "nope", null, null, null, null, null)
+            assertThat(endpoint.enabled("nope", true, null, SecurityContext.NONE)
                             .getStatus())
                     .isEqualTo(404);
         });

@@ -11,8 +11,11 @@ import dev.postbox.Postbox;
 import dev.postbox.spring.BootAutoConfigurations;
 import dev.postbox.spring.OutboxHandler;
 import dev.postbox.spring.PostboxAutoConfiguration;
+import dev.postbox.spring.endpoint.PostboxDeadLettersEndpoint;
 import dev.postbox.spring.endpoint.PostboxEndpoint;
 import dev.postbox.spring.endpoint.PostboxEndpointAutoConfiguration;
+import dev.postbox.spring.endpoint.PostboxJobsEndpoint;
+import dev.postbox.spring.endpoint.PostboxQueuesEndpoint;
 import dev.postbox.spring.health.PostboxHealthAutoConfiguration;
 import dev.postbox.testing.TestDatabase;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -23,6 +26,7 @@ import java.util.Map;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
@@ -85,11 +89,10 @@ class ObservabilityIntegrationTest {
                         "postbox.health.dlq-threshold=0",
                         "postbox.health.oldest-age-threshold=5m",
                         "postbox.admin.write-enabled=true",
-                        "management.endpoints.web.exposure.include=postbox");
+                        "management.endpoints.web.exposure.include=postbox,postboxqueues,postboxjobs,postboxdeadletters");
     }
 
     @Test
-    @SuppressWarnings("unchecked")
     void metricsHealthAndEndpointFollowTheJobs() {
         runner().run(context -> {
             assertThat(context).hasNotFailed();
@@ -98,6 +101,9 @@ class ObservabilityIntegrationTest {
             PostboxQueueMetrics gauges = context.getBean(PostboxQueueMetrics.class);
             HealthIndicator health = context.getBean("postboxHealthIndicator", HealthIndicator.class);
             PostboxEndpoint endpoint = context.getBean(PostboxEndpoint.class);
+            PostboxQueuesEndpoint queues = context.getBean(PostboxQueuesEndpoint.class);
+            PostboxJobsEndpoint jobs = context.getBean(PostboxJobsEndpoint.class);
+            PostboxDeadLettersEndpoint deadLetters = context.getBean(PostboxDeadLettersEndpoint.class);
 
             assertThat(health.health().getStatus()).isEqualTo(Status.UP);
 
@@ -141,25 +147,22 @@ class ObservabilityIntegrationTest {
             assertThat(degraded.getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
             assertThat(degraded.getDetails()).containsEntry("dlqDepth", 1L).containsEntry("dlqThreshold", 0L);
 
-            List<DeadLetter> dlq =
-                    (List<DeadLetter>) endpoint.resource("dlq", "default", "boom", null, "never", null, null, 10);
+            List<DeadLetter> dlq = deadLetters.deadLetters("default", "boom", null, "never", null, null, 10);
             assertThat(dlq).hasSize(1);
             long id = dlq.get(0).id();
-            PostboxEndpoint.JobView job = endpoint.job("jobs", id);
+            PostboxJobsEndpoint.JobView job = jobs.job(id);
             assertThat(job).isNotNull();
             assertThat(job.state()).isEqualTo("dead");
             assertThat(job.history()).isNotEmpty();
             assertThat(job.payloadShown()).isFalse();
             assertThat(job.payloadJson()).isNull();
-            assertThat(endpoint.job("jobs", 987_654_321L)).isNull();
+            assertThat(jobs.job(987_654_321L)).isNull();
 
             // replay through the endpoint
-            WebEndpointResponse<Map<String, Object>> replay =
-                    endpoint.action("replay", id, null, null, null, null, null, null, null);
+            WebEndpointResponse<Map<String, Object>> replay = deadLetters.replay(id, SecurityContext.NONE);
             assertThat(replay.getStatus()).isEqualTo(WebEndpointResponse.STATUS_OK);
             assertThat(replay.getBody()).containsEntry("replayed", 1);
-            assertThat(endpoint.action("replay", id, null, null, null, null, null, null, null)
-                            .getStatus())
+            assertThat(deadLetters.replay(id, SecurityContext.NONE).getStatus())
                     .isEqualTo(WebEndpointResponse.STATUS_NOT_FOUND);
             assertThat(gauges.refresh()).isTrue();
             assertThat(gauge(registry, PostboxMetrics.DLQ_DEPTH, "queue", "default"))
@@ -169,8 +172,7 @@ class ObservabilityIntegrationTest {
             assertThat(health.health().getStatus()).isEqualTo(Status.UP);
 
             // pause and resume
-            assertThat(endpoint.action("pause", null, "default", null, null, null, null, null, null)
-                            .getStatus())
+            assertThat(queues.paused("default", true, SecurityContext.NONE).getStatus())
                     .isEqualTo(WebEndpointResponse.STATUS_OK);
             assertThat(endpoint.summary().queues())
                     .filteredOn(q -> q.queue().equals("default"))
@@ -179,8 +181,9 @@ class ObservabilityIntegrationTest {
             assertThat(gauges.refresh()).isTrue();
             assertThat(gauge(registry, PostboxMetrics.QUEUE_PAUSED, "queue", "default"))
                     .isEqualTo(1);
-            endpoint.action("resume", null, "default", null, null, null, null, null, null);
-            assertThat(endpoint.summary().queues())
+            queues.paused("default", false, SecurityContext.NONE);
+            assertThat(queues.queue("default")).isNotNull();
+            assertThat(queues.queues())
                     .filteredOn(q -> q.queue().equals("default"))
                     .singleElement()
                     .satisfies(q -> assertThat(q.paused()).isFalse());

@@ -1,6 +1,8 @@
 package dev.postbox.spring.schedule;
 
+import static dev.postbox.spring.endpoint.PostboxSchedulesEndpoint.MAX_SCHEDULE_HISTORY;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.postbox.Job;
@@ -12,6 +14,7 @@ import dev.postbox.spring.PostboxAutoConfiguration;
 import dev.postbox.spring.PostboxSchedule;
 import dev.postbox.spring.endpoint.PostboxEndpoint;
 import dev.postbox.spring.endpoint.PostboxEndpointAutoConfiguration;
+import dev.postbox.spring.endpoint.PostboxSchedulesEndpoint;
 import dev.postbox.spring.metrics.PostboxMetrics;
 import dev.postbox.spring.metrics.PostboxMetricsAutoConfiguration;
 import dev.postbox.spring.schedule.PostboxScheduleAdmin.ScheduleView;
@@ -32,6 +35,8 @@ import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -225,22 +230,20 @@ class PostboxScheduleIntegrationTest {
     }
 
     @Test
-    @SuppressWarnings("unchecked")
     void theEndpointListsSchedulesWithHistoryAndPausesAndResumesThem() {
         runner().withUserConfiguration(TickerConfig.class)
                 .withConfiguration(AutoConfigurations.of(PostboxEndpointAutoConfiguration.class))
                 .withPropertyValues(
-                        "management.endpoints.web.exposure.include=postbox",
+                        "management.endpoints.web.exposure.include=postboxschedules",
                         "postbox.admin.write-enabled=true",
                         "postbox.worker.poll-interval=100ms",
                         "postbox.scheduler.poll-interval=200ms")
                 .run(context -> {
-                    PostboxEndpoint endpoint = context.getBean(PostboxEndpoint.class);
+                    PostboxSchedulesEndpoint endpoint = context.getBean(PostboxSchedulesEndpoint.class);
                     Ticker ticker = context.getBean(Ticker.class);
                     await().atMost(Duration.ofSeconds(20)).until(() -> ticker.firedAt.size() >= 2);
 
-                    List<ScheduleView> list =
-                            (List<ScheduleView>) endpoint.resource("schedules", null, null, null, null, null, null, 5);
+                    List<ScheduleView> list = endpoint.schedules(5);
                     assertThat(list).singleElement().satisfies(tick -> {
                         assertThat(tick.name()).isEqualTo("tick");
                         assertThat(tick.paused()).isFalse();
@@ -250,7 +253,7 @@ class PostboxScheduleIntegrationTest {
                     });
 
                     WebEndpointResponse<Map<String, Object>> paused =
-                            endpoint.action("pause", null, null, null, null, null, null, null, null, null, "tick");
+                            endpoint.paused("tick", true, SecurityContext.NONE);
                     assertThat(paused.getStatus()).isEqualTo(WebEndpointResponse.STATUS_OK);
                     assertThat(paused.getBody()).containsEntry("paused", true).containsEntry("changed", true);
                     PostboxScheduleAdmin admin = context.getBean(PostboxScheduleAdmin.class);
@@ -270,7 +273,7 @@ class PostboxScheduleIntegrationTest {
                                     == firesWhilePaused);
 
                     WebEndpointResponse<Map<String, Object>> resumed =
-                            endpoint.action("resume", null, null, null, null, null, null, null, null, null, "tick");
+                            endpoint.paused("tick", false, SecurityContext.NONE);
                     assertThat(resumed.getStatus()).isEqualTo(WebEndpointResponse.STATUS_OK);
                     assertThat(admin.schedule("tick", 0).orElseThrow().paused()).isFalse();
                     await().atMost(Duration.ofSeconds(10))
@@ -280,13 +283,12 @@ class PostboxScheduleIntegrationTest {
                                             .size()
                                     > firesWhilePaused);
 
-                    assertThat(endpoint.action("pause", null, null, null, null, null, null, null, null, null, "nope")
+                    assertThat(endpoint.paused("nope", true, SecurityContext.NONE)
                                     .getStatus())
                             .isEqualTo(WebEndpointResponse.STATUS_NOT_FOUND);
-                    assertThat(endpoint.action(
-                                            "pause", null, "default", null, null, null, null, null, null, null, "tick")
-                                    .getStatus())
-                            .isEqualTo(WebEndpointResponse.STATUS_BAD_REQUEST);
+                    assertThatThrownBy(() -> endpoint.schedules(MAX_SCHEDULE_HISTORY + 1))
+                            .isInstanceOf(InvalidEndpointRequestException.class)
+                            .hasMessageContaining("between 0 and " + MAX_SCHEDULE_HISTORY);
                 });
     }
 
@@ -294,11 +296,12 @@ class PostboxScheduleIntegrationTest {
     void scheduleWritesAreRefusedUnlessWriteEnabled() {
         runner().withUserConfiguration(TickerConfig.class)
                 .withConfiguration(AutoConfigurations.of(PostboxEndpointAutoConfiguration.class))
-                .withPropertyValues("management.endpoints.web.exposure.include=postbox", "postbox.worker.enabled=false")
+                .withPropertyValues(
+                        "management.endpoints.web.exposure.include=postboxschedules", "postbox.worker.enabled=false")
                 .run(context -> {
-                    PostboxEndpoint endpoint = context.getBean(PostboxEndpoint.class);
+                    PostboxSchedulesEndpoint endpoint = context.getBean(PostboxSchedulesEndpoint.class);
                     WebEndpointResponse<Map<String, Object>> response =
-                            endpoint.action("pause", null, null, null, null, null, null, null, null, null, "tick");
+                            endpoint.paused("tick", true, SecurityContext.NONE);
                     assertThat(response.getStatus()).isEqualTo(PostboxEndpoint.STATUS_FORBIDDEN);
                     assertThat(context.getBean(PostboxScheduleAdmin.class)
                                     .schedule("tick", 0)

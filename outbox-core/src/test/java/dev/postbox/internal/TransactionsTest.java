@@ -1,0 +1,92 @@
+package dev.postbox.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.postbox.testing.TestDatabase;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+class TransactionsTest {
+
+    private final DataSource dataSource = TestDatabase.createEmpty();
+    private final JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+
+    @BeforeEach
+    void table() {
+        jdbc.execute("CREATE TABLE tx_probe (n int)");
+    }
+
+    @AfterEach
+    void dropDatabase() {
+        TestDatabase.drop(dataSource);
+    }
+
+    @Test
+    void workThatReturnsIsCommittedAndTheConnectionsAutoCommitIsRestored() throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            int result = Transactions.call(c, tx -> insert(tx, 1));
+            assertThat(result).isEqualTo(1);
+            assertThat(c.getAutoCommit()).isTrue();
+        }
+        assertThat(count()).isEqualTo(1);
+    }
+
+    @Test
+    void workThatThrowsIsRolledBackAndItsExceptionReachesTheCaller() throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            assertThatThrownBy(() -> Transactions.run(c, tx -> {
+                        insert(tx, 1);
+                        throw new IllegalStateException("boom");
+                    }))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessage("boom");
+            assertThat(c.getAutoCommit()).isTrue();
+        }
+        assertThat(count()).isZero();
+    }
+
+    @Test
+    void aFailedStatementRollsBackWhatTheTransactionDidBeforeIt() {
+        assertThatThrownBy(() -> Transactions.call(dataSource, tx -> {
+                    insert(tx, 1);
+                    return insertInto(tx, "no_such_table");
+                }))
+                .isInstanceOf(SQLException.class)
+                .hasMessageContaining("no_such_table");
+        assertThat(count()).isZero();
+    }
+
+    @Test
+    void rolledBackWorkLeavesNothingBehind() throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            int result = Transactions.rolledBack(c, tx -> insert(tx, 2));
+            assertThat(result).isEqualTo(1);
+            assertThat(c.getAutoCommit()).isTrue();
+        }
+        assertThat(count()).isZero();
+    }
+
+    private static int insert(Connection c, int n) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            return s.executeUpdate("INSERT INTO tx_probe VALUES (" + n + ")");
+        }
+    }
+
+    private static int insertInto(Connection c, String table) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            return s.executeUpdate("INSERT INTO " + table + " VALUES (1)");
+        }
+    }
+
+    private int count() {
+        Integer n = jdbc.queryForObject("SELECT count(*) FROM tx_probe", Integer.class);
+        return n == null ? -1 : n;
+    }
+}

@@ -1,0 +1,200 @@
+package dev.postbox.spring.endpoint;
+
+import dev.postbox.DeadLetter;
+import dev.postbox.DeadLetterFilter;
+import dev.postbox.PostboxAdmin;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+
+/**
+ * The {@code postboxdeadletters} actuator endpoint. Every operation but the replay of one takes the
+ * same filter: {@code queue}, {@code kind}, {@code endpoint} (exact), {@code error} (contained in the
+ * last error, case-insensitively) and {@code deadFrom}/{@code deadTo} (ISO-8601 instants, {@code
+ * [deadFrom, deadTo)}).
+ *
+ * <ul>
+ *   <li>{@code GET /actuator/postboxdeadletters?queue=&kind=&endpoint=&error=&deadFrom=&deadTo=&limit=}:
+ *       the matching dead letters, newest first.
+ *   <li>{@code POST /actuator/postboxdeadletters/{id}}: replays one dead letter (404 when unknown).
+ *   <li>{@code POST /actuator/postboxdeadletters} with the filter as JSON: replays every match.
+ *   <li>{@code DELETE /actuator/postboxdeadletters?<filter>}: purges every match.
+ * </ul>
+ *
+ * Replay and purge by filter need at least one criterion, or {@code all=true}. Writes and deletes
+ * are write operations; see {@link PostboxEndpoint} for access and audit.
+ */
+@Endpoint(id = "postboxdeadletters", defaultAccess = Access.READ_ONLY)
+public class PostboxDeadLettersEndpoint {
+
+    /** The most dead letters one list returns. */
+    public static final int MAX_DEAD_LETTER_LIMIT = 1000;
+
+    private static final Logger log = LoggerFactory.getLogger(PostboxDeadLettersEndpoint.class);
+
+    private final PostboxAdmin admin;
+    private final PostboxAdminProperties properties;
+    private final AdminWrites writes;
+
+    public PostboxDeadLettersEndpoint(PostboxAdmin admin, PostboxAdminProperties properties) {
+        this.admin = admin;
+        this.properties = properties;
+        this.writes = new AdminWrites(properties);
+    }
+
+    /** Dead letters matching the filter, newest first; {@code limit} defaults to postbox.admin.dead-letter-limit. */
+    @ReadOperation
+    public List<DeadLetter> deadLetters(
+            @Nullable String queue,
+            @Nullable String kind,
+            @Nullable String endpoint,
+            @Nullable String error,
+            @Nullable Instant deadFrom,
+            @Nullable Instant deadTo,
+            @Nullable Integer limit) {
+        int max = limit != null ? limit : properties.getDeadLetterLimit();
+        if (max < 1 || max > MAX_DEAD_LETTER_LIMIT) {
+            throw new InvalidEndpointRequestException(
+                    "limit must be between 1 and " + MAX_DEAD_LETTER_LIMIT + ", was " + max, "limit out of range");
+        }
+        return admin.deadLetters(filter(queue, kind, endpoint, error, deadFrom, deadTo), max);
+    }
+
+    /** Replays one dead letter: it runs again with a fresh attempt budget. */
+    @WriteOperation
+    public WebEndpointResponse<Map<String, Object>> replay(@Selector long id, SecurityContext caller) {
+        return writes.run(caller, "replay", Map.of("id", id), result -> {
+            boolean replayed = admin.replay(id);
+            log.info("Postbox admin: replay of dead letter {} {}", id, replayed ? "done" : "found nothing");
+            result.put("id", id);
+            if (!replayed) {
+                return AdminWrites.notFound(result, "no dead letter with id " + id);
+            }
+            result.put("replayed", 1);
+            return AdminWrites.ok(result);
+        });
+    }
+
+    /** Replays every dead letter matching the filter (or all of them with {@code all: true}). */
+    @WriteOperation
+    public WebEndpointResponse<Map<String, Object>> replayMatching(
+            @Nullable String queue,
+            @Nullable String kind,
+            @Nullable String endpoint,
+            @Nullable String error,
+            @Nullable Instant deadFrom,
+            @Nullable Instant deadTo,
+            @Nullable Boolean all,
+            SecurityContext caller) {
+        Map<String, @Nullable Object> parameters = parameters(queue, kind, endpoint, error, deadFrom, deadTo, all);
+        return writes.run(caller, "replay", parameters, result -> {
+            DeadLetterFilter filter = guardedFilter(queue, kind, endpoint, error, deadFrom, deadTo, all);
+            int replayed = admin.replay(filter);
+            log.info("Postbox admin: replayed {} dead letters ({})", replayed, describe(filter));
+            result.put("replayed", replayed);
+            return AdminWrites.ok(result);
+        });
+    }
+
+    /** Deletes every dead letter matching the filter (or all of them with {@code all=true}). */
+    @DeleteOperation
+    public WebEndpointResponse<Map<String, Object>> purge(
+            @Nullable String queue,
+            @Nullable String kind,
+            @Nullable String endpoint,
+            @Nullable String error,
+            @Nullable Instant deadFrom,
+            @Nullable Instant deadTo,
+            @Nullable Boolean all,
+            SecurityContext caller) {
+        Map<String, @Nullable Object> parameters = parameters(queue, kind, endpoint, error, deadFrom, deadTo, all);
+        return writes.run(caller, "purge", parameters, result -> {
+            DeadLetterFilter filter = guardedFilter(queue, kind, endpoint, error, deadFrom, deadTo, all);
+            int purged = admin.purge(filter);
+            log.info("Postbox admin: purged {} dead letters ({})", purged, describe(filter));
+            result.put("purged", purged);
+            return AdminWrites.ok(result);
+        });
+    }
+
+    private static Map<String, @Nullable Object> parameters(
+            @Nullable String queue,
+            @Nullable String kind,
+            @Nullable String endpoint,
+            @Nullable String error,
+            @Nullable Instant deadFrom,
+            @Nullable Instant deadTo,
+            @Nullable Boolean all) {
+        Map<String, @Nullable Object> parameters = new LinkedHashMap<>();
+        parameters.put("queue", queue);
+        parameters.put("kind", kind);
+        parameters.put("endpoint", endpoint);
+        parameters.put("error", error);
+        parameters.put("deadFrom", deadFrom);
+        parameters.put("deadTo", deadTo);
+        parameters.put("all", all);
+        return parameters;
+    }
+
+    private static DeadLetterFilter guardedFilter(
+            @Nullable String queue,
+            @Nullable String kind,
+            @Nullable String endpoint,
+            @Nullable String error,
+            @Nullable Instant deadFrom,
+            @Nullable Instant deadTo,
+            @Nullable Boolean all) {
+        boolean any = AdminWrites.blankToNull(queue) != null
+                || AdminWrites.blankToNull(kind) != null
+                || AdminWrites.blankToNull(endpoint) != null
+                || AdminWrites.blankToNull(error) != null
+                || deadFrom != null
+                || deadTo != null;
+        if (!any && !Boolean.TRUE.equals(all)) {
+            throw new InvalidEndpointRequestException(
+                    "Give at least one of queue, kind, endpoint, error, deadFrom, deadTo, or all=true"
+                            + " to select every dead letter",
+                    "no filter");
+        }
+        return filter(queue, kind, endpoint, error, deadFrom, deadTo);
+    }
+
+    private static DeadLetterFilter filter(
+            @Nullable String queue,
+            @Nullable String kind,
+            @Nullable String endpoint,
+            @Nullable String error,
+            @Nullable Instant deadFrom,
+            @Nullable Instant deadTo) {
+        return DeadLetterFilter.all()
+                .queue(AdminWrites.blankToNull(queue))
+                .kind(AdminWrites.blankToNull(kind))
+                .endpoint(AdminWrites.blankToNull(endpoint))
+                .errorContains(AdminWrites.blankToNull(error))
+                .deadBetween(deadFrom, deadTo);
+    }
+
+    private static String describe(DeadLetterFilter f) {
+        StringBuilder b = new StringBuilder();
+        f.queue().ifPresent(v -> b.append("queue=").append(v).append(' '));
+        f.kind().ifPresent(v -> b.append("kind=").append(v).append(' '));
+        f.endpoint().ifPresent(v -> b.append("endpoint=").append(v).append(' '));
+        f.errorContains().ifPresent(v -> b.append("error~").append(v).append(' '));
+        f.deadFrom().ifPresent(v -> b.append("deadFrom=").append(v).append(' '));
+        f.deadTo().ifPresent(v -> b.append("deadTo=").append(v).append(' '));
+        return b.isEmpty() ? "all" : b.toString().trim();
+    }
+}

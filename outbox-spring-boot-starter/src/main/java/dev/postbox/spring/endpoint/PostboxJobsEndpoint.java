@@ -1,0 +1,99 @@
+package dev.postbox.spring.endpoint;
+
+import dev.postbox.JobDetails;
+import dev.postbox.PostboxAdmin;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+
+/**
+ * The {@code postboxjobs} actuator endpoint: {@code GET /actuator/postboxjobs/{id}} shows one job
+ * with its attempt history, wherever it is (live, archive, dead; 404 when unknown), and {@code DELETE
+ * /actuator/postboxjobs/{id}} cancels a waiting (pending or retry) job (a write operation; see {@link
+ * PostboxEndpoint} for access and audit).
+ */
+@Endpoint(id = "postboxjobs", defaultAccess = Access.READ_ONLY)
+public class PostboxJobsEndpoint {
+
+    private static final Logger log = LoggerFactory.getLogger(PostboxJobsEndpoint.class);
+
+    private final PostboxAdmin admin;
+    private final PostboxAdminProperties properties;
+    private final AdminWrites writes;
+
+    public PostboxJobsEndpoint(PostboxAdmin admin, PostboxAdminProperties properties) {
+        this.admin = admin;
+        this.properties = properties;
+        this.writes = new AdminWrites(properties);
+    }
+
+    /** The job with its attempt history; {@code null} (404) when there is none. */
+    @ReadOperation
+    public @Nullable JobView job(@Selector long id) {
+        return admin.job(id)
+                .map(job -> JobView.of(job, properties.isShowPayloads()))
+                .orElse(null);
+    }
+
+    /** Cancels a waiting job; 404 when no pending or retry job has the id. */
+    @DeleteOperation
+    public WebEndpointResponse<Map<String, Object>> cancel(@Selector long id, SecurityContext caller) {
+        return writes.run(caller, "cancel", Map.of("id", id), result -> {
+            boolean cancelled = admin.cancel(id);
+            log.info("Postbox admin: cancel of job {} {}", id, cancelled ? "done" : "found no waiting job");
+            result.put("id", id);
+            if (!cancelled) {
+                return AdminWrites.notFound(result, "no waiting (pending or retry) job with id " + id);
+            }
+            result.put("cancelled", true);
+            return AdminWrites.ok(result);
+        });
+    }
+
+    /**
+     * A job as the endpoint shows it: {@link JobDetails} with the payload left out unless {@code
+     * postbox.admin.show-payloads=true}.
+     */
+    public record JobView(
+            long id,
+            String queue,
+            String kind,
+            String state,
+            int attempts,
+            int maxAttempts,
+            @Nullable Instant runAt,
+            @Nullable String lastError,
+            Instant createdAt,
+            @Nullable Instant finishedAt,
+            boolean payloadShown,
+            @Nullable String payloadJson,
+            List<JobDetails.Attempt> history) {
+
+        static JobView of(JobDetails j, boolean showPayload) {
+            return new JobView(
+                    j.id(),
+                    j.queue(),
+                    j.kind(),
+                    j.state(),
+                    j.attempts(),
+                    j.maxAttempts(),
+                    j.runAt(),
+                    j.lastError(),
+                    j.createdAt(),
+                    j.finishedAt(),
+                    showPayload,
+                    showPayload ? j.payloadJson() : null,
+                    j.history());
+        }
+    }
+}
