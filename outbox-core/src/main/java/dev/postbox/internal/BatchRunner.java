@@ -72,7 +72,16 @@ final class BatchRunner {
 
     /** The largest batch of the job's kind (a batch kind). */
     int maxBatchSize(ClaimedJob claimed) {
-        return registrations.get(claimed.job().kind()).maxBatchSize();
+        return registration(claimed).maxBatchSize();
+    }
+
+    private BatchHandlerRegistration registration(ClaimedJob claimed) {
+        BatchHandlerRegistration registration = registrations.get(claimed.job().kind());
+        if (registration == null) {
+            throw new IllegalStateException(
+                    "no batch handler for kind '" + claimed.job().kind() + "'");
+        }
+        return registration;
     }
 
     /**
@@ -98,8 +107,7 @@ final class BatchRunner {
 
     /** Runs claimed jobs of one batch kind as one batch and writes each outcome; never throws. */
     void run(List<ClaimedJob> members) {
-        BatchHandlerRegistration registration =
-                registrations.get(members.get(0).job().kind());
+        BatchHandlerRegistration registration = registration(members.get(0));
         try {
             List<ClaimedJob> ready = new ArrayList<>(members.size());
             for (ClaimedJob claimed : members) {
@@ -175,10 +183,14 @@ final class BatchRunner {
         Map<ClaimedJob, AttemptOutcome> outcomes = complete(done, millisSince(start));
         for (ClaimedJob claimed : begun) {
             Throwable failure = failed.get(claimed);
-            AttemptOutcome outcome = failure == null
-                    ? outcomes.get(claimed)
-                    : runner.record(claimed, Outcomes.of(failure), failure, start);
-            instrumentation.ended(observed.get(claimed), claimed.job(), outcome, failure);
+            AttemptOutcome completed = outcomes.get(claimed);
+            AttemptOutcome outcome = failure != null
+                    ? runner.record(claimed, Outcomes.of(failure), failure, start)
+                    : completed != null ? completed : AttemptOutcome.UNRECORDED;
+            PostboxInstrumentation.Attempt attempt = observed.get(claimed);
+            if (attempt != null) {
+                instrumentation.ended(attempt, claimed.job(), outcome, failure);
+            }
         }
     }
 

@@ -123,7 +123,8 @@ public final class KafkaBatchSender implements BatchJobHandler {
         if (!pending.await(sendTimeout.plus(CALLBACK_MARGIN).toMillis(), TimeUnit.MILLISECONDS)) {
             for (Job job : jobs) {
                 KafkaDestination destination = sentTo.get(job);
-                if (settled.get(job).compareAndSet(false, true) && destination != null) {
+                AtomicBoolean once = settled.get(job);
+                if (destination != null && once != null && once.compareAndSet(false, true)) {
                     listener.failed(destination, false);
                     batch.fail(
                             job,

@@ -3,7 +3,6 @@ package dev.postbox.spring.http;
 import dev.postbox.JobRequest;
 import dev.postbox.http.EndpointTimeouts;
 import dev.postbox.http.HttpDelivery;
-import dev.postbox.http.ssrf.PortPolicy;
 import dev.postbox.http.RedactedUrl;
 import dev.postbox.http.ssrf.PortPolicy;
 import dev.postbox.http.webhook.HttpDeliveryModule;
