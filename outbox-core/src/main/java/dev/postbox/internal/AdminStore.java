@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
 public final class AdminStore {
 
     private static final String REPLAY_COLUMNS =
-            "id, queue, kind, endpoint, ordering_key, idempotency_key, fire_key, payload, headers, priority, max_attempts";
+            "id, queue, kind, endpoint, ordering_key, idempotency_key, fire_key, payload, headers, priority, max_attempts,"
+                    + " tenant";
 
     public Optional<JobDetails> job(Connection c, long id) throws SQLException {
         String sql = "SELECT s.id, s.queue, s.kind, s.state, s.attempts, s.max_attempts, s.run_at, s.last_error,"
@@ -185,7 +186,7 @@ public final class AdminStore {
         String sql = "WITH x AS (DELETE FROM outbox_job WHERE id = ? AND state IN ('pending', 'retry') RETURNING *)"
                 + " INSERT INTO outbox_job_archive (" + JobStore.ARCHIVE_COLUMNS + ")"
                 + " SELECT id, queue, kind, endpoint, ordering_key, idempotency_key, fire_key, payload, headers,"
-                + " priority, 'cancelled', attempts, max_attempts, last_error, created_at, started_at, now() FROM x";
+                + " priority, tenant, 'cancelled', attempts, max_attempts, last_error, created_at, started_at, now() FROM x";
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setLong(1, id);
             return ps.executeUpdate() > 0;

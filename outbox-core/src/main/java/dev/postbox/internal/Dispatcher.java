@@ -2,15 +2,17 @@ package dev.postbox.internal;
 
 import dev.postbox.PostboxConfig;
 import dev.postbox.PostboxListener;
+import dev.postbox.TenantId;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
@@ -19,9 +21,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The claim loop: claims batches while there is room (handler threads plus a prefetch buffer),
- * split between priority lanes by weight and within per-queue caps (per process and
- * cluster-wide), hands the jobs to the workers, and sleeps until new work is announced (NOTIFY), capacity frees
- * up after a full batch, or the poll interval passes.
+ * split between priority lanes by weight, shared between the tenants with work (round robin from
+ * where the previous claim stopped, each tenant a share), and within per-queue and per-tenant caps
+ * (per process and cluster-wide); hands the jobs to the workers through a buffer taken round robin
+ * by tenant, and sleeps until new work is announced (NOTIFY), capacity frees up after a full batch,
+ * or the poll interval passes. docs/tenants.md has the fairness rule.
  */
 final class Dispatcher implements Runnable {
 
@@ -33,13 +37,18 @@ final class Dispatcher implements Runnable {
     private final PostboxListener listener;
     private final PostboxConfig config;
     private final Semaphore room;
-    private final BlockingQueue<ClaimedJob> buffer = new LinkedBlockingQueue<>();
+    private final BlockingQueue<ClaimedJob> buffer = new TenantFairBuffer();
     private final Signal wakeUp = new Signal();
     private final int minimumClaim;
     private final LaneShares lanes;
     private final Map<String, AtomicInteger> heldPerQueue = new ConcurrentHashMap<>();
     private static final long CAPS_REFRESH_NANOS = 2_000_000_000L;
     private volatile Map<String, Integer> clusterCaps = Map.of();
+    private volatile Map<String, Integer> tenantCaps = Map.of();
+    private final Map<String, AtomicInteger> heldPerTenant = new ConcurrentHashMap<>();
+    /** Per queue: the tenant key after which the next claim starts visiting tenants. */
+    private final Map<String, String> tenantCursor = new HashMap<>();
+
     private long capsReadAt;
     private volatile boolean running = true;
     private volatile boolean waitingForRoom;
@@ -73,6 +82,7 @@ final class Dispatcher implements Runnable {
     /** A claim's outcome was written: its room is free again. */
     void released(ClaimedJob job) {
         held(job.job().queue()).decrementAndGet();
+        heldByTenant(job).decrementAndGet();
         room.release();
         if (waitingForRoom) {
             wakeUp.signal();
@@ -96,6 +106,7 @@ final class Dispatcher implements Runnable {
     void held(List<ClaimedJob> jobs) {
         for (ClaimedJob job : jobs) {
             held(job.job().queue()).incrementAndGet();
+            heldByTenant(job).incrementAndGet();
         }
     }
 
@@ -172,7 +183,7 @@ final class Dispatcher implements Runnable {
             }
             List<ClaimedJob> jobs;
             try (Connection c = dataSource.getConnection()) {
-                jobs = clusterCaps.containsKey(queue) ? claimCapped(c, queue, wanted) : claimShared(c, queue, wanted);
+                jobs = claim(c, queue, wanted);
             } catch (SQLException | RuntimeException e) {
                 room.release(wanted);
                 throw e;
@@ -182,6 +193,9 @@ final class Dispatcher implements Runnable {
                 continue;
             }
             held(queue).addAndGet(jobs.size());
+            for (ClaimedJob job : jobs) {
+                heldByTenant(job).incrementAndGet();
+            }
             inFlight.add(jobs);
             listener.claimed(queue, jobs.size());
             buffer.addAll(jobs);
@@ -191,37 +205,59 @@ final class Dispatcher implements Runnable {
     }
 
     /**
-     * Claims with every lane's weighted share first; if that leaves room and some lane may hold
-     * more, a second statement fills the rest, lanes in priority order.
+     * Claims up to {@code wanted} jobs of the queue: finds the tenants with work (round robin from the
+     * queue's cursor), leaves out those at their per-process cap, and claims within the cluster-wide
+     * caps of the queue and of the tenants: in one transaction holding their claim locks when some
+     * apply, else in one autocommit statement (two when the first leaves room and more may be due).
      */
-    private List<ClaimedJob> claimShared(Connection c, String queue, int wanted) throws SQLException {
+    List<ClaimedJob> claim(Connection c, String queue, int wanted) throws SQLException {
         c.setAutoCommit(true);
-        int[] shares = lanes.allocate(wanted);
-        JobStore.Claim first = store.claim(c, queue, shares, wanted, config.workerId(), config.visibilityTimeout());
-        int remaining = wanted - first.jobs().size();
-        // A lane that returned less than its share is empty; any other lane (full share, or no
-        // share this time) may have more.
-        boolean more = false;
-        for (int i = 0; i < 3; i++) {
-            more |= first.perLane()[i] == shares[i];
+        String cursor = tenantCursor.getOrDefault(queue, "");
+        List<String> withWork = TenantStore.tenantsWithWork(c, queue, cursor, config.tenantsPerClaim());
+        if (withWork.isEmpty()) {
+            return List.of();
         }
-        if (remaining == 0 || !more) {
-            return first.jobs();
+        // Next time start after the first tenant visited now (so every tenant leads in turn), or after
+        // the last one when this claim could not visit them all.
+        tenantCursor.put(queue, withWork.get(withWork.size() == config.tenantsPerClaim() ? withWork.size() - 1 : 0));
+        List<JobStore.TenantRoom> tenants = new ArrayList<>(withWork.size());
+        List<String> clusterCapped = new ArrayList<>();
+        Map<String, Integer> caps = tenantCaps;
+        for (String key : withWork) {
+            int room = processRoom(key);
+            if (room > 0) {
+                tenants.add(new JobStore.TenantRoom(key, room));
+                if (caps.containsKey(key)) {
+                    clusterCapped.add(key);
+                }
+            }
         }
-        List<ClaimedJob> jobs = new ArrayList<>(first.jobs());
-        jobs.addAll(store.claim(c, queue, remaining, config.workerId(), config.visibilityTimeout()));
-        return jobs;
-    }
-
-    /** A queue with a cluster-wide cap: claims under the queue's lock, within its free slots. */
-    private List<ClaimedJob> claimCapped(Connection c, String queue, int wanted) throws SQLException {
+        if (tenants.isEmpty()) {
+            return List.of();
+        }
+        boolean queueCapped = clusterCaps.containsKey(queue);
+        if (!queueCapped && clusterCapped.isEmpty()) {
+            return claimShared(c, queue, tenants, wanted);
+        }
         c.setAutoCommit(false);
         try {
-            Integer free = store.lockCappedQueue(c, queue);
-            int limit = free == null ? wanted : Math.min(wanted, free);
-            List<ClaimedJob> jobs = limit <= 0
-                    ? List.of()
-                    : store.claim(c, queue, limit, config.workerId(), config.visibilityTimeout());
+            int limit = wanted;
+            if (queueCapped) {
+                Integer free = store.lockCappedQueue(c, queue);
+                limit = free == null ? wanted : Math.min(wanted, free);
+            }
+            if (!clusterCapped.isEmpty() && limit > 0) {
+                Map<String, Integer> free = TenantStore.lockCappedTenants(c, clusterCapped);
+                List<JobStore.TenantRoom> within = new ArrayList<>(tenants.size());
+                for (JobStore.TenantRoom t : tenants) {
+                    int room = Math.min(t.room(), free.getOrDefault(t.key(), t.room()));
+                    if (room > 0) {
+                        within.add(new JobStore.TenantRoom(t.key(), room));
+                    }
+                }
+                tenants = within;
+            }
+            List<ClaimedJob> jobs = limit <= 0 ? List.of() : claimShared(c, queue, tenants, limit);
             c.commit();
             return jobs;
         } catch (SQLException | RuntimeException e) {
@@ -232,6 +268,62 @@ final class Dispatcher implements Runnable {
         }
     }
 
+    /** How many more jobs of the tenant this process may hold (its per-process cap minus those held). */
+    private int processRoom(String key) {
+        OptionalInt cap = config.tenantConcurrency(key.isEmpty() ? null : key);
+        if (cap.isEmpty()) {
+            return Integer.MAX_VALUE;
+        }
+        return cap.getAsInt()
+                - heldPerTenant.computeIfAbsent(key, k -> new AtomicInteger()).get();
+    }
+
+    /**
+     * Claims with every lane's weighted share, each tenant taking a share of each lane, first; if that
+     * leaves room and more may be due (a lane gave its full share, or a tenant may have more than its
+     * share), a second statement fills the rest, lanes in priority order and tenants in turn, each
+     * within what is left of its room.
+     */
+    private List<ClaimedJob> claimShared(Connection c, String queue, List<JobStore.TenantRoom> tenants, int wanted)
+            throws SQLException {
+        int[] shares = lanes.allocate(wanted);
+        JobStore.Claim first =
+                store.claim(c, queue, tenants, shares, true, wanted, config.workerId(), config.visibilityTimeout());
+        int remaining = wanted - first.jobs().size();
+        // A lane that returned less than its share is empty; any other lane (full share, or no
+        // share this time) may have more. With several tenants, a tenant may have had more than its share.
+        boolean more = tenants.size() > 1 && !first.jobs().isEmpty();
+        for (int i = 0; i < 3; i++) {
+            more |= first.perLane()[i] == shares[i];
+        }
+        if (remaining == 0 || !more) {
+            return first.jobs();
+        }
+        Map<String, Integer> taken = new HashMap<>();
+        for (ClaimedJob job : first.jobs()) {
+            taken.merge(TenantId.key(job.job().tenant().orElse(null)), 1, Integer::sum);
+        }
+        List<JobStore.TenantRoom> left = new ArrayList<>(tenants.size());
+        for (JobStore.TenantRoom t : tenants) {
+            long room = (long) t.room() - taken.getOrDefault(t.key(), 0);
+            if (room > 0) {
+                left.add(new JobStore.TenantRoom(t.key(), (int) Math.min(Integer.MAX_VALUE, room)));
+            }
+        }
+        List<ClaimedJob> jobs = new ArrayList<>(first.jobs());
+        jobs.addAll(store.claim(
+                        c,
+                        queue,
+                        left,
+                        new int[] {remaining, remaining, remaining},
+                        false,
+                        remaining,
+                        config.workerId(),
+                        config.visibilityTimeout())
+                .jobs());
+        return jobs;
+    }
+
     private void refreshCaps() throws SQLException {
         long now = System.nanoTime();
         if (now - capsReadAt < CAPS_REFRESH_NANOS && capsReadAt != 0) {
@@ -240,12 +332,17 @@ final class Dispatcher implements Runnable {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
             clusterCaps = store.cappedQueues(c);
+            tenantCaps = TenantStore.cappedTenants(c);
         }
         capsReadAt = now;
     }
 
     private AtomicInteger held(String queue) {
         return heldPerQueue.computeIfAbsent(queue, q -> new AtomicInteger());
+    }
+
+    private AtomicInteger heldByTenant(ClaimedJob job) {
+        return heldPerTenant.computeIfAbsent(TenantId.key(job.job().tenant().orElse(null)), k -> new AtomicInteger());
     }
 
     /** Takes back the jobs that no worker has started (for release at shutdown). */
