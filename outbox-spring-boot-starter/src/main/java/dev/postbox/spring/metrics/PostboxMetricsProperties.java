@@ -25,6 +25,26 @@ public class PostboxMetricsProperties {
      */
     private boolean durationHistogram = true;
 
+    /**
+     * How many tenants, the worst first (oldest due job), get their own tenant tag on
+     * postbox.tenant.oldest.age; the others share the tag (other). 0: no tenant gauge.
+     */
+    private int tenants = DEFAULT_TENANTS;
+
+    /** Default of {@link #getTenants()}. */
+    public static final int DEFAULT_TENANTS = 10;
+
+    public int getTenants() {
+        return tenants;
+    }
+
+    public void setTenants(int tenants) {
+        if (tenants < 0 || tenants > 1000) {
+            throw new IllegalArgumentException("postbox.metrics.tenants must be between 0 and 1000, was " + tenants);
+        }
+        this.tenants = tenants;
+    }
+
     public boolean isEnabled() {
         return enabled;
     }
