@@ -145,4 +145,43 @@ class TenantIntegrationTest {
                     assertThat(config.tenantConcurrency("acme")).hasValue(2);
                 });
     }
+
+    @Test
+    void theActuatorEndpointScopesWritesToOneTenant() {
+        TestDataSources.withSchema(base()).run(context -> {
+            JdbcTemplate jdbc = new JdbcTemplate(context.getBean(javax.sql.DataSource.class));
+            for (String tenant : new String[] {"acme", "acme", "globex"}) {
+                jdbc.update(
+                        "INSERT INTO outbox_dead_letter (id, queue, kind, payload, priority, attempts,"
+                                + " max_attempts, last_error, created_at, tenant) VALUES (nextval('outbox_job_id_seq'),"
+                                + " 'default', 'bill', '{}', 0, 8, 8, 'boom', now(), ?)",
+                        tenant);
+            }
+            dev.postbox.spring.endpoint.PostboxAdminProperties properties =
+                    new dev.postbox.spring.endpoint.PostboxAdminProperties();
+            properties.setWriteEnabled(true);
+            dev.postbox.spring.endpoint.PostboxEndpoint endpoint = new dev.postbox.spring.endpoint.PostboxEndpoint(
+                    context.getBean(Postbox.class).admin(), properties);
+            long globexLetter =
+                    jdbc.queryForObject("SELECT id FROM outbox_dead_letter WHERE tenant = 'globex'", Long.class);
+
+            assertThat(endpoint.tenantAction("replay", "acme", globexLetter, null, null, null, null, null, null, null)
+                            .getStatus())
+                    .isEqualTo(404);
+            assertThat(endpoint.tenantAction("purge", "acme", null, null, null, null, null, null, null, true)
+                            .getBody())
+                    .containsEntry("purged", 2);
+            assertThat(jdbc.queryForList("SELECT tenant FROM outbox_dead_letter", String.class))
+                    .containsExactly("globex");
+            assertThat(endpoint.tenantAction("pause", "globex", null, null, null, null, null, null, null, null)
+                            .getBody())
+                    .containsEntry("paused", true);
+            assertThat(jdbc.queryForList("SELECT tenant FROM outbox_tenant WHERE paused", String.class))
+                    .containsExactly("globex");
+            assertThat(endpoint.resource("tenants", null, null, null, null, null, null, 10, null))
+                    .asList()
+                    .extracting("tenant")
+                    .containsExactly("globex");
+        });
+    }
 }

@@ -4,6 +4,7 @@ import dev.postbox.DeadLetterFilter;
 import dev.postbox.JobDetails;
 import dev.postbox.PostboxAdmin;
 import dev.postbox.QueueStats;
+import dev.postbox.TenantAdmin;
 import dev.postbox.spring.schedule.PostboxScheduleAdmin;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -30,6 +31,11 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  *   <li>{@code GET /actuator/postbox}: summary per queue (depth by state, oldest age, dead letters,
  *       paused) and totals.
  *   <li>{@code GET /actuator/postbox/queues}: the per-queue part of the summary.
+ *   <li>{@code GET /actuator/postbox/tenants?limit=} the worst tenants (oldest due job first),
+ *       {@code ?tenant=acme} one tenant; {@code tenant=acme} on {@code dlq} lists that tenant's dead
+ *       letters only, and on a write action ({@code replay, purge, cancel, pause, resume}) limits it
+ *       to that tenant's rows ({@code pause}/{@code resume} with a tenant and no queue pause the
+ *       tenant in every queue). {@value #DEFAULT_TENANT} names the default tenant.
  *   <li>{@code GET /actuator/postbox/dlq?queue=&kind=&endpoint=&error=&deadFrom=&deadTo=&limit=}:
  *       dead letters, newest first ({@code error} matches the last error case-insensitively, the
  *       times are ISO-8601 instants, {@code [deadFrom, deadTo)}).
@@ -69,6 +75,9 @@ public class PostboxEndpoint {
 
     /** The logger that receives one line per write operation, with the principal. */
     public static final String AUDIT_LOGGER = "dev.postbox.audit";
+
+    /** How requests name the default tenant (parentheses: no tenant id can be this). */
+    public static final String DEFAULT_TENANT = "(default)";
 
     /** The most dead letters one list returns. */
     public static final int MAX_DEAD_LETTER_LIMIT = 1000;
@@ -137,7 +146,24 @@ public class PostboxEndpoint {
         return new Summary(due, scheduled, running, dead, oldest, properties.isWriteEnabled(), queues);
     }
 
-    /** {@code queues}: the per-queue summary; {@code dlq}: dead letters matching the parameters. */
+    /** {@link #resource} of every tenant (for callers in code). */
+    public Object resource(
+            String resource,
+            @Nullable String queue,
+            @Nullable String kind,
+            @Nullable String endpoint,
+            @Nullable String error,
+            @Nullable String deadFrom,
+            @Nullable String deadTo,
+            @Nullable Integer limit) {
+        return resource(resource, queue, kind, endpoint, error, deadFrom, deadTo, limit, null);
+    }
+
+    /**
+     * {@code queues}: the per-queue summary; {@code dlq}: dead letters matching the parameters (of
+     * one tenant when {@code tenant} is given: an id, or {@value #DEFAULT_TENANT} for the default
+     * tenant); {@code tenants}: the worst {@code limit} tenants (oldest due job first).
+     */
     @ReadOperation
     public Object resource(
             @Selector String resource,
@@ -147,9 +173,21 @@ public class PostboxEndpoint {
             @Nullable String error,
             @Nullable String deadFrom,
             @Nullable String deadTo,
-            @Nullable Integer limit) {
+            @Nullable Integer limit,
+            @Nullable String tenant) {
         return switch (resource) {
             case "queues" -> summary().queues();
+            case "tenants" -> {
+                int max = limit != null ? limit : properties.getDeadLetterLimit();
+                if (max < 1 || max > MAX_DEAD_LETTER_LIMIT) {
+                    throw new InvalidEndpointRequestException(
+                            "limit must be between 1 and " + MAX_DEAD_LETTER_LIMIT + ", was " + max,
+                            "limit out of range");
+                }
+                yield blankToNull(tenant) == null
+                        ? admin.tenants(max)
+                        : List.of(tenantAdmin(tenant).stats());
+            }
             case "schedules" -> {
                 int history = limit != null ? limit : DEFAULT_SCHEDULE_HISTORY;
                 if (history < 0 || history > MAX_SCHEDULE_HISTORY) {
@@ -173,11 +211,15 @@ public class PostboxEndpoint {
                             "limit must be between 1 and " + MAX_DEAD_LETTER_LIMIT + ", was " + max,
                             "limit out of range");
                 }
-                yield admin.deadLetters(filter(queue, kind, endpoint, error, deadFrom, deadTo), max);
+                DeadLetterFilter filter = filter(queue, kind, endpoint, error, deadFrom, deadTo);
+                yield blankToNull(tenant) == null
+                        ? admin.deadLetters(filter, max)
+                        : tenantAdmin(tenant).deadLetters(filter, max);
             }
             default ->
                 throw new InvalidEndpointRequestException(
-                        "Unknown resource '" + resource + "': use queues, dlq, endpoints, schedules or jobs/{id}",
+                        "Unknown resource '" + resource
+                                + "': use queues, tenants, dlq, endpoints, schedules or jobs/{id}",
                         "unknown resource");
         };
     }
@@ -248,6 +290,35 @@ public class PostboxEndpoint {
                 all,
                 reason,
                 schedule,
+                null,
+                SecurityContext.NONE);
+    }
+
+    /** {@link #action} of one tenant by a caller in code (audited without a principal). */
+    public WebEndpointResponse<Map<String, Object>> tenantAction(
+            String action,
+            String tenant,
+            @Nullable Long id,
+            @Nullable String queue,
+            @Nullable String kind,
+            @Nullable String endpoint,
+            @Nullable String error,
+            @Nullable String deadFrom,
+            @Nullable String deadTo,
+            @Nullable Boolean all) {
+        return action(
+                action,
+                id,
+                queue,
+                kind,
+                endpoint,
+                error,
+                deadFrom,
+                deadTo,
+                all,
+                null,
+                null,
+                tenant,
                 SecurityContext.NONE);
     }
 
@@ -268,13 +339,28 @@ public class PostboxEndpoint {
             @Nullable Boolean all,
             @Nullable String reason,
             @Nullable String schedule,
+            @Nullable String tenant,
             SecurityContext caller) {
         String request =
-                AdminAudit.describe(action, id, queue, kind, endpoint, error, deadFrom, deadTo, all, reason, schedule);
+                AdminAudit.describe(action, id, queue, kind, endpoint, error, deadFrom, deadTo, all, reason, schedule)
+                        + (blankToNull(tenant) == null ? "" : " tenant=" + AdminAudit.clean(tenant));
         String principal = AdminAudit.principal(caller);
         WebEndpointResponse<Map<String, Object>> response;
         try {
-            response = perform(action, id, queue, kind, endpoint, error, deadFrom, deadTo, all, reason, schedule);
+            response = blankToNull(tenant) == null || !properties.isWriteEnabled()
+                    ? perform(action, id, queue, kind, endpoint, error, deadFrom, deadTo, all, reason, schedule)
+                    : performForTenant(
+                            action,
+                            tenantAdmin(tenant),
+                            id,
+                            queue,
+                            kind,
+                            endpoint,
+                            error,
+                            deadFrom,
+                            deadTo,
+                            all,
+                            schedule);
         } catch (InvalidEndpointRequestException e) {
             audit.info(
                     "postbox admin write: principal={} {} status={} ({})",
@@ -435,6 +521,95 @@ public class PostboxEndpoint {
                                 + " or reencrypt-secrets");
             }
         }
+        return response(WebEndpointResponse.STATUS_OK, result);
+    }
+
+    /** The tenant named by a request: an id, or {@value #DEFAULT_TENANT} for the default tenant. */
+    private TenantAdmin tenantAdmin(String tenant) {
+        String name = tenant.trim();
+        if (name.equals(DEFAULT_TENANT)) {
+            return admin.forDefaultTenant();
+        }
+        try {
+            return admin.forTenant(name);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidEndpointRequestException(e.getMessage(), "bad tenant");
+        }
+    }
+
+    /**
+     * The write actions of one tenant: replay, purge, cancel, pause and resume, each limited to the
+     * tenant's rows by {@link TenantAdmin}.
+     */
+    private WebEndpointResponse<Map<String, Object>> performForTenant(
+            String action,
+            TenantAdmin tenant,
+            @Nullable Long id,
+            @Nullable String queue,
+            @Nullable String kind,
+            @Nullable String endpoint,
+            @Nullable String error,
+            @Nullable String deadFrom,
+            @Nullable String deadTo,
+            @Nullable Boolean all,
+            @Nullable String schedule) {
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("action", action);
+        String name = tenant.tenant().orElse(DEFAULT_TENANT);
+        result.put("tenant", name);
+        switch (action.toLowerCase(Locale.ROOT)) {
+            case "replay" -> {
+                if (id != null) {
+                    if (hasFilter(queue, kind, endpoint, error, deadFrom, deadTo)) {
+                        return badRequest(action, "give either id or filter criteria, not both");
+                    }
+                    if (!tenant.replay(id)) {
+                        result.put("error", "tenant " + name + " has no dead letter with id " + id);
+                        return response(WebEndpointResponse.STATUS_NOT_FOUND, result);
+                    }
+                    result.put("id", id);
+                    result.put("replayed", 1);
+                } else {
+                    DeadLetterFilter filter = guardedFilter(queue, kind, endpoint, error, deadFrom, deadTo, all);
+                    result.put("replayed", tenant.replay(filter));
+                }
+            }
+            case "purge" -> {
+                if (id != null) {
+                    return badRequest(action, "purge takes filter criteria, not an id");
+                }
+                result.put("purged", tenant.purge(guardedFilter(queue, kind, endpoint, error, deadFrom, deadTo, all)));
+            }
+            case "cancel" -> {
+                if (id == null) {
+                    return badRequest(action, "cancel needs the id of a waiting job");
+                }
+                if (!tenant.cancel(id)) {
+                    result.put("error", "tenant " + name + " has no waiting (pending or retry) job with id " + id);
+                    return response(WebEndpointResponse.STATUS_NOT_FOUND, result);
+                }
+                result.put("id", id);
+                result.put("cancelled", true);
+            }
+            case "pause", "resume" -> {
+                if (blankToNull(queue) != null || blankToNull(schedule) != null) {
+                    return badRequest(
+                            action,
+                            "a tenant is paused in every queue: give the tenant alone, without queue or schedule");
+                }
+                boolean pause = action.equalsIgnoreCase("pause");
+                if (pause) {
+                    tenant.pause();
+                } else {
+                    tenant.resume();
+                }
+                result.put("paused", pause);
+            }
+            default -> {
+                return badRequest(action, "with a tenant, use replay, purge, cancel, pause or resume");
+            }
+        }
+        log.info("Postbox admin: {} for tenant {}: {}", action, name, result);
         return response(WebEndpointResponse.STATUS_OK, result);
     }
 
