@@ -21,6 +21,7 @@ public final class ChaosResult {
             "unexpectedTargets",
             "orderViolations",
             "poisonViolations",
+            "chargesUnexplained",
             "unexpectedDeadLetters",
             "cronMisfires",
             "rateLimitViolations",
