@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToIntFunction;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -99,14 +100,8 @@ public class PostboxDeadLettersEndpoint {
             @Nullable Instant deadTo,
             @Nullable Boolean all,
             SecurityContext caller) {
-        Map<String, @Nullable Object> parameters = parameters(queue, kind, endpoint, error, deadFrom, deadTo, all);
-        return writes.run(caller, "replay", parameters, result -> {
-            DeadLetterFilter filter = guardedFilter(queue, kind, endpoint, error, deadFrom, deadTo, all);
-            int replayed = admin.replay(filter);
-            log.info("Postbox admin: replayed {} dead letters ({})", replayed, describe(filter));
-            result.put("replayed", replayed);
-            return AdminWrites.ok(result);
-        });
+        return matching(
+                "replay", "replayed", admin::replay, queue, kind, endpoint, error, deadFrom, deadTo, all, caller);
     }
 
     /** Deletes every dead letter matching the filter (or all of them with {@code all=true}). */
@@ -120,12 +115,28 @@ public class PostboxDeadLettersEndpoint {
             @Nullable Instant deadTo,
             @Nullable Boolean all,
             SecurityContext caller) {
+        return matching("purge", "purged", admin::purge, queue, kind, endpoint, error, deadFrom, deadTo, all, caller);
+    }
+
+    /** One bulk write on the dead letters a filter matches: audited, logged, counted under {@code done}. */
+    private WebEndpointResponse<Map<String, Object>> matching(
+            String action,
+            String done,
+            ToIntFunction<DeadLetterFilter> write,
+            @Nullable String queue,
+            @Nullable String kind,
+            @Nullable String endpoint,
+            @Nullable String error,
+            @Nullable Instant deadFrom,
+            @Nullable Instant deadTo,
+            @Nullable Boolean all,
+            SecurityContext caller) {
         Map<String, @Nullable Object> parameters = parameters(queue, kind, endpoint, error, deadFrom, deadTo, all);
-        return writes.run(caller, "purge", parameters, result -> {
+        return writes.run(caller, action, parameters, result -> {
             DeadLetterFilter filter = guardedFilter(queue, kind, endpoint, error, deadFrom, deadTo, all);
-            int purged = admin.purge(filter);
-            log.info("Postbox admin: purged {} dead letters ({})", purged, describe(filter));
-            result.put("purged", purged);
+            int count = write.applyAsInt(filter);
+            log.info("Postbox admin: {} {} dead letters ({})", done, count, describe(filter));
+            result.put(done, count);
             return AdminWrites.ok(result);
         });
     }
