@@ -17,6 +17,8 @@ import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * Headless Chromium from Debian's packages, driven by Selenium without Selenium Manager (the
@@ -27,6 +29,7 @@ final class Browser implements AutoCloseable {
 
     static final Path CHROMIUM = Path.of("/usr/bin/chromium");
     static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+    private static final Duration LOAD_TIMEOUT = Duration.ofSeconds(30);
 
     final WebDriver driver;
     private final Path profile;
@@ -76,7 +79,19 @@ final class Browser implements AutoCloseable {
         get("/login");
         driver.findElement(By.name("username")).sendKeys(user);
         driver.findElement(By.name("password")).sendKeys(TestSecurity.PASSWORD);
-        driver.findElement(By.cssSelector("button[type=submit]")).click();
+        clickAndLoad(driver.findElement(By.cssSelector("button[type=submit]")));
+    }
+
+    /**
+     * Clicks an element that leads to a new page and returns once that page has loaded. Without
+     * the wait, the next lookup can read the page being replaced and fail with a stale element.
+     */
+    void clickAndLoad(WebElement element) {
+        WebElement oldPage = driver.findElement(By.tagName("html"));
+        element.click();
+        WebDriverWait wait = new WebDriverWait(driver, LOAD_TIMEOUT);
+        wait.until(ExpectedConditions.stalenessOf(oldPage));
+        wait.until(d -> "complete".equals(((JavascriptExecutor) d).executeScript("return document.readyState")));
     }
 
     void logout() {

@@ -96,12 +96,12 @@ class ConsoleBrowserTest {
     void findsAJobByItsIdempotencyKey() {
         browser.get("/postbox/jobs");
         browser.find("#job-search input[name=key]").sendKeys("order-4711");
-        browser.find("#job-search button[type=submit]").click();
+        browser.clickAndLoad(browser.find("#job-search button[type=submit]"));
 
         List<WebElement> rows = browser.all("#job-results tbody tr");
         assertThat(rows).hasSize(1);
         assertThat(rows.get(0).getText()).contains("4711", "done", "orders.placed", "order-4711");
-        rows.get(0).findElement(org.openqa.selenium.By.linkText("4711")).click();
+        browser.clickAndLoad(rows.get(0).findElement(org.openqa.selenium.By.linkText("4711")));
         assertThat(browser.driver.getCurrentUrl()).endsWith("/postbox/jobs/4711");
     }
 
@@ -110,8 +110,7 @@ class ConsoleBrowserTest {
     void replaysAGroupOfDeadLettersWithTheButton() throws Exception {
         browser.get("/postbox/dead-letters");
         WebElement group = browser.find("tr[data-group='erp.sync|order # not found']");
-        group.findElement(org.openqa.selenium.By.cssSelector("[data-action=replay-group]"))
-                .click();
+        browser.clickAndLoad(group.findElement(org.openqa.selenium.By.cssSelector("[data-action=replay-group]")));
 
         assertThat(browser.find("#confirm-count").getText())
                 .isEqualTo(ConsoleFixtures.ORDER_NOT_FOUND + " dead letters");
@@ -120,7 +119,7 @@ class ConsoleBrowserTest {
                 .as("nothing changes before the confirmation")
                 .isEqualTo(ConsoleFixtures.ORDER_NOT_FOUND);
 
-        browser.find("#confirm").click();
+        browser.clickAndLoad(browser.find("#confirm"));
 
         assertThat(browser.text()).contains("5 replayed");
         assertThat(count("SELECT count(*) FROM outbox_dead_letter WHERE id BETWEEN 9001 AND 9005"))
@@ -137,8 +136,8 @@ class ConsoleBrowserTest {
     @Order(4)
     void purgeNeedsItsConfirmation() throws Exception {
         browser.get("/postbox/dead-letters");
-        browser.find("tr[data-group='mail.send|SMTP 550 mailbox unavailable'] [data-action=purge-group]")
-                .click();
+        browser.clickAndLoad(
+                browser.find("tr[data-group='mail.send|SMTP 550 mailbox unavailable'] [data-action=purge-group]"));
         assertThat(browser.find("#confirm-count").getText()).isEqualTo(ConsoleFixtures.MAIL + " dead letters");
         assertThat(count("SELECT count(*) FROM outbox_dead_letter WHERE kind = 'mail.send'"))
                 .isEqualTo(2);
@@ -156,9 +155,9 @@ class ConsoleBrowserTest {
         assertThat(count("SELECT count(*) FROM outbox_dead_letter WHERE kind = 'mail.send'"))
                 .isEqualTo(2);
 
-        browser.find("tr[data-group='mail.send|SMTP 550 mailbox unavailable'] [data-action=purge-group]")
-                .click();
-        browser.find("#confirm").click();
+        browser.clickAndLoad(
+                browser.find("tr[data-group='mail.send|SMTP 550 mailbox unavailable'] [data-action=purge-group]"));
+        browser.clickAndLoad(browser.find("#confirm"));
         assertThat(browser.text()).contains("2 purged");
         assertThat(count("SELECT count(*) FROM outbox_dead_letter WHERE kind = 'mail.send'"))
                 .isZero();
@@ -186,7 +185,7 @@ class ConsoleBrowserTest {
         assertThat(wrongOwnToken.get("status")).isEqualTo(403L);
         assertThat(count("SELECT count(*) FROM outbox_queue WHERE paused")).isZero();
 
-        browser.find("tr[data-queue=default] [data-action=toggle]").click();
+        browser.clickAndLoad(browser.find("tr[data-queue=default] [data-action=toggle]"));
         assertThat(browser.text()).contains("Pause queue default: claiming stopped.");
         assertThat(count("SELECT count(*) FROM outbox_queue WHERE name = 'default' AND paused"))
                 .isOne();
