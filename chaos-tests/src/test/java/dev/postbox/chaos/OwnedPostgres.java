@@ -68,11 +68,15 @@ final class OwnedPostgres implements AutoCloseable {
         return (System.nanoTime() - t0) / 1_000_000;
     }
 
-    /** Stops the server and deletes its data directory. */
+    /** Stops the server and deletes its data directory, unless {@code -Dchaos.keepDatabase=true}. */
     @Override
     public void close() {
         try {
             server.close();
+            if (Boolean.getBoolean("chaos.keepDatabase")) {
+                log.info("Keeping the owned PostgreSQL's data directory {} (-Dchaos.keepDatabase=true)", dataDirectory);
+                return;
+            }
             try (var files = Files.walk(dataDirectory)) {
                 for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
                     Files.deleteIfExists(p);
