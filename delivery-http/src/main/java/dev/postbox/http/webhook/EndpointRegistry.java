@@ -5,6 +5,7 @@ import dev.postbox.JsonCodec;
 import dev.postbox.PostboxAdmin;
 import dev.postbox.http.SecretCipher;
 import dev.postbox.http.internal.SqlErrors;
+import dev.postbox.http.internal.Transactions;
 import dev.postbox.http.signing.WebhookSecret;
 import dev.postbox.http.ssrf.SsrfGuard;
 import java.sql.Connection;
@@ -408,33 +409,19 @@ public final class EndpointRegistry {
         }
     }
 
-    interface SqlCall<T> {
-        T apply(Connection c) throws SQLException;
-    }
-
-    private <T> T call(SqlCall<T> call) {
+    private <T> T call(Transactions.Work<T> call) {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
-            return call.apply(c);
+            return call.run(c);
         } catch (SQLException e) {
             SQLException clean = SqlErrors.withoutData(e);
             throw new IllegalStateException("Webhook endpoint operation failed: " + clean.getMessage(), clean);
         }
     }
 
-    private <T> T tx(SqlCall<T> call) {
-        try (Connection c = dataSource.getConnection()) {
-            c.setAutoCommit(false);
-            try {
-                T result = call.apply(c);
-                c.commit();
-                return result;
-            } catch (SQLException | RuntimeException e) {
-                c.rollback();
-                throw e;
-            } finally {
-                c.setAutoCommit(true);
-            }
+    private <T> T tx(Transactions.Work<T> call) {
+        try {
+            return Transactions.call(dataSource, call);
         } catch (SQLException e) {
             SQLException clean = SqlErrors.withoutData(e);
             throw new IllegalStateException("Webhook endpoint operation failed: " + clean.getMessage(), clean);
