@@ -62,6 +62,18 @@ public final class HttpDeliveryModule implements PostboxModule, AutoCloseable {
      */
     public static final Duration DEFAULT_RATE_RECOVERY = Duration.ofSeconds(1);
 
+    /** Default of {@link Builder#maxPayloadBytes}: 256 KiB. */
+    public static final int DEFAULT_MAX_PAYLOAD_BYTES = 256 * 1024;
+
+    /** Default of {@link Builder#parkDelay}: a delivery of a disabled endpoint looks again after 10 min. */
+    public static final Duration DEFAULT_PARK_DELAY = Duration.ofMinutes(10);
+
+    /** Default of {@link Builder#fanOutBatchSize}: 500 subscribers per fan-out transaction. */
+    public static final int DEFAULT_FAN_OUT_BATCH_SIZE = 500;
+
+    /** Default burst of {@link Builder#globalRateLimit}: one permit. */
+    public static final int DEFAULT_GLOBAL_BURST = 1;
+
     /**
      * Tunables of the module.
      *
@@ -175,15 +187,15 @@ public final class HttpDeliveryModule implements PostboxModule, AutoCloseable {
         return context;
     }
 
-    /** The registration of the delivery handler ({@value WebhookDeliveryHandler#KIND}). */
+    /** The registration of the delivery handler ({@value Webhooks#DELIVERY_KIND}). */
     public HandlerRegistration deliveryRegistration() {
-        return HandlerRegistration.of(WebhookDeliveryHandler.KIND, deliveryHandler)
+        return HandlerRegistration.of(Webhooks.DELIVERY_KIND, deliveryHandler)
                 .retryPolicy(retryPolicy);
     }
 
-    /** The registration of the fan-out handler ({@value FanOutHandler#KIND}). */
+    /** The registration of the fan-out handler ({@value Webhooks#FAN_OUT_KIND}). */
     public HandlerRegistration fanOutRegistration() {
-        return HandlerRegistration.of(FanOutHandler.KIND, fanOutHandler);
+        return HandlerRegistration.of(Webhooks.FAN_OUT_KIND, fanOutHandler);
     }
 
     public EndpointRegistry endpoints() {
@@ -192,10 +204,6 @@ public final class HttpDeliveryModule implements PostboxModule, AutoCloseable {
 
     public Webhooks webhooks() {
         return webhooks;
-    }
-
-    public WebhookDeliveryHandler deliveryHandler() {
-        return deliveryHandler;
     }
 
     public HttpDelivery delivery() {
@@ -223,15 +231,15 @@ public final class HttpDeliveryModule implements PostboxModule, AutoCloseable {
         private WebhookInstrumentation instrumentation = WebhookInstrumentation.NO_OP;
         private RetryPolicy retryPolicy = DEFAULT_RETRY_POLICY;
         private String queue = JobRequest.DEFAULT_QUEUE;
-        private int maxPayloadBytes = 256 * 1024;
+        private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
         private Duration maxPermitWait = DEFAULT_MAX_PERMIT_WAIT;
-        private Duration parkDelay = Duration.ofMinutes(10);
+        private Duration parkDelay = DEFAULT_PARK_DELAY;
         private int leaseChunk = 5;
         private Duration rateRecovery = DEFAULT_RATE_RECOVERY;
         private double minRateFactor = DEFAULT_MIN_RATE_FACTOR;
         private @Nullable Double globalRate;
-        private int globalBurst = 1;
-        private int fanOutBatchSize = 500;
+        private int globalBurst = DEFAULT_GLOBAL_BURST;
+        private int fanOutBatchSize = DEFAULT_FAN_OUT_BATCH_SIZE;
         private SustainedFailurePolicy sustainedFailure = SustainedFailurePolicy.DEFAULTS;
         private Duration endpointCacheTtl = Duration.ofSeconds(1);
         private SecretCipher secretCipher = SecretCipher.unconfigured();

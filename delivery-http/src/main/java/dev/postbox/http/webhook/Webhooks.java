@@ -31,6 +31,15 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Webhooks {
 
+    /** The job kind of webhook deliveries: one job per endpoint and message. */
+    public static final String DELIVERY_KIND = "postbox.webhook";
+
+    /** The job kind of published events, each expanded into one delivery per subscribed endpoint. */
+    public static final String FAN_OUT_KIND = "postbox.webhook.fanout";
+
+    /** The HTTP header naming the event type of a published event's deliveries. */
+    public static final String EVENT_TYPE_HEADER = "webhook-event-type";
+
     private final Supplier<Outbox> outbox;
     private final EndpointRegistry registry;
     private final SsrfGuard guard;
@@ -117,7 +126,7 @@ public final class Webhooks {
             HeaderRules.checkValue("job headers for endpoint '" + endpoint + "'", "traceparent", traceparent);
         }
         String json = json(payload, "endpoint '" + endpoint + "'");
-        JobRequest.Builder b = JobRequest.builder(WebhookDeliveryHandler.KIND)
+        JobRequest.Builder b = JobRequest.builder(DELIVERY_KIND)
                 .queue(settings.queue())
                 .endpoint(endpoint)
                 .rawJson(json)
@@ -132,9 +141,9 @@ public final class Webhooks {
             throw new IllegalArgumentException("eventType must be 1 to 200 characters, e.g. 'invoice.paid'");
         }
         // Sent as webhook-event-type with every copy.
-        HeaderRules.checkValue("eventType", WebhookDeliveryHandler.EVENT_TYPE_HTTP_HEADER, eventType);
+        HeaderRules.checkValue("eventType", EVENT_TYPE_HEADER, eventType);
         String json = json(payload, "event '" + eventType + "'");
-        return JobRequest.builder(FanOutHandler.KIND)
+        return JobRequest.builder(FAN_OUT_KIND)
                 .queue(settings.queue())
                 .rawJson(json)
                 .idempotencyKey(idempotencyKey == null ? null : "event:" + idempotencyKey)
