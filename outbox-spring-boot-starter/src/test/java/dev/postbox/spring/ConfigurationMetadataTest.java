@@ -89,6 +89,10 @@ class ConfigurationMetadataTest {
         actual.put("postbox.http.denied-ports", http.getDeniedPorts());
         actual.put("postbox.http.max-response-body-bytes", http.getMaxResponseBodyBytes());
         actual.put("postbox.http.queue", http.getQueue());
+        actual.put("postbox.http.max-payload-bytes", http.getMaxPayloadBytes());
+        actual.put("postbox.http.fan-out-batch-size", http.getFanOutBatchSize());
+        actual.put("postbox.http.park-delay", http.getParkDelay());
+        actual.put("postbox.http.global-rate-limit.burst", http.getGlobalRateLimit().getBurst());
         actual.put("postbox.http.timeouts.connect", http.getTimeouts().getConnect());
         actual.put("postbox.http.timeouts.read", http.getTimeouts().getRead());
         actual.put("postbox.http.timeouts.call", http.getTimeouts().getCall());
