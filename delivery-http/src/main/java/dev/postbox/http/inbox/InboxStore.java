@@ -1,5 +1,6 @@
 package dev.postbox.http.inbox;
 
+import dev.postbox.http.internal.Require;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -72,7 +73,7 @@ final class InboxStore {
     }
 
     static String requireIdentifier(String table) {
-        Objects.requireNonNull(table, "table may not be null");
+        Require.notNull(table, "table");
         if (!IDENTIFIER.matcher(table).matches()) {
             throw new IllegalArgumentException("inbox table name '" + table + "' is not a plain SQL identifier:"
                     + " use letters, digits and '_' (optionally schema.table), e.g. 'postbox_inbox'");

@@ -25,7 +25,7 @@ public final class Cidr {
      * @throws IllegalArgumentException if the text is not a CIDR or the prefix is out of range
      */
     public static Cidr parse(String text) {
-        Objects.requireNonNull(text, "cidr may not be null");
+        Require.notNull(text, "cidr");
         return tryParse(text)
                 .orElseThrow(() -> new IllegalArgumentException(
                         "'" + text + "' is not a CIDR such as 10.0.0.0/8, 127.0.0.1/32 or fc00::/7"));

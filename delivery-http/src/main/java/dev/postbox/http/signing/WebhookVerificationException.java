@@ -1,5 +1,6 @@
 package dev.postbox.http.signing;
 
+import dev.postbox.http.internal.Require;
 import java.util.Objects;
 
 /**
@@ -29,7 +30,7 @@ public final class WebhookVerificationException extends RuntimeException {
     /** Creates an exception for {@code reason} with an explaining message. */
     public WebhookVerificationException(Reason reason, String message) {
         super(message);
-        this.reason = Objects.requireNonNull(reason, "reason may not be null");
+        this.reason = Require.notNull(reason, "reason");
     }
 
     /** Why the webhook was rejected. */

@@ -1,5 +1,6 @@
 package dev.postbox.http.webhook;
 
+import dev.postbox.http.internal.Require;
 import dev.postbox.DeadLetterFilter;
 import dev.postbox.JsonCodec;
 import dev.postbox.PostboxAdmin;
@@ -89,7 +90,7 @@ public final class EndpointRegistry {
      * @throws IllegalStateException when an endpoint of that name exists (use {@link #update})
      */
     public Endpoint register(Endpoint endpoint) {
-        Objects.requireNonNull(endpoint, "endpoint may not be null");
+        Require.notNull(endpoint, "endpoint");
         guard.validateUrl(endpoint.url());
         EndpointStore.Sealed sealed = sealFresh(endpoint);
         return tx(c -> {
@@ -110,7 +111,7 @@ public final class EndpointRegistry {
      * @throws UnknownEndpointException when no endpoint of that name exists
      */
     public Endpoint update(Endpoint endpoint) {
-        Objects.requireNonNull(endpoint, "endpoint may not be null");
+        Require.notNull(endpoint, "endpoint");
         guard.validateUrl(endpoint.url());
         Endpoint updated = tx(c -> {
             EndpointStore.Sealed sealed = seal(c, endpoint);
@@ -138,7 +139,7 @@ public final class EndpointRegistry {
      *     guard (the message names the URL and the fix)
      */
     public Endpoint put(Endpoint endpoint) {
-        Objects.requireNonNull(endpoint, "endpoint may not be null");
+        Require.notNull(endpoint, "endpoint");
         guard.validateUrl(endpoint.url());
         String name = endpoint.name();
         record Put(Endpoint stored, @Nullable Boolean inserted, List<String> changed) {}
@@ -171,7 +172,7 @@ public final class EndpointRegistry {
 
     /** The endpoint as stored now. */
     public Optional<Endpoint> get(String name) {
-        Objects.requireNonNull(name, "name may not be null");
+        Require.notNull(name, "name");
         return call(c -> store.load(c, name));
     }
 
@@ -203,7 +204,7 @@ public final class EndpointRegistry {
     }
 
     boolean disable(String name, WebhookListener.DisableCause cause, String reason) {
-        Objects.requireNonNull(reason, "reason may not be null");
+        Require.notNull(reason, "reason");
         boolean changed = tx(c -> {
             if (store.disable(c, name, reason)) {
                 return true;
@@ -294,7 +295,7 @@ public final class EndpointRegistry {
     void recordSuccess(String name) {
         call(c -> {
             store.recordSuccess(c, name);
-            return null;
+            return Boolean.TRUE;
         });
     }
 

@@ -1,5 +1,6 @@
 package dev.postbox.http.webhook;
 
+import dev.postbox.http.internal.Require;
 import dev.postbox.HandlerRegistration;
 import dev.postbox.JobRequest;
 import dev.postbox.JsonCodec;
@@ -170,7 +171,7 @@ public final class HttpDeliveryModule implements PostboxModule, AutoCloseable {
      */
     @Override
     public void install(Context context) {
-        Objects.requireNonNull(context, "context may not be null");
+        Require.notNull(context, "context");
         if (!engine.compareAndSet(null, context) && engine.get() != context) {
             log.warn("HttpDeliveryModule is already installed into an engine; it keeps sending through that one."
                     + " Build one module per engine.");
@@ -245,23 +246,23 @@ public final class HttpDeliveryModule implements PostboxModule, AutoCloseable {
         private SecretCipher secretCipher = SecretCipher.unconfigured();
 
         private Builder(DataSource dataSource) {
-            this.dataSource = Objects.requireNonNull(dataSource, "dataSource may not be null");
+            this.dataSource = Require.notNull(dataSource, "dataSource");
         }
 
         /** The HTTP delivery (SSRF policy, timeouts, classification); default {@code HttpDelivery.builder().build()}. */
         public Builder delivery(HttpDelivery delivery) {
-            this.delivery = Objects.requireNonNull(delivery, "delivery may not be null");
+            this.delivery = Require.notNull(delivery, "delivery");
             return this;
         }
 
         /** The codec for payload objects; use the engine's. Default: {@link JsonCodec#jackson()}. */
         public Builder codec(JsonCodec codec) {
-            this.codec = Objects.requireNonNull(codec, "codec may not be null");
+            this.codec = Require.notNull(codec, "codec");
             return this;
         }
 
         public Builder listener(WebhookListener listener) {
-            this.listener = Objects.requireNonNull(listener, "listener may not be null");
+            this.listener = Require.notNull(listener, "listener");
             return this;
         }
 
@@ -270,13 +271,13 @@ public final class HttpDeliveryModule implements PostboxModule, AutoCloseable {
          * {@link WebhookInstrumentation#NO_OP}, which sends the context stored with the job.
          */
         public Builder instrumentation(WebhookInstrumentation instrumentation) {
-            this.instrumentation = Objects.requireNonNull(instrumentation, "instrumentation may not be null");
+            this.instrumentation = Require.notNull(instrumentation, "instrumentation");
             return this;
         }
 
         /** Retry policy of deliveries of endpoints without their own. Default {@link #DEFAULT_RETRY_POLICY}. */
         public Builder retryPolicy(RetryPolicy retryPolicy) {
-            this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy may not be null");
+            this.retryPolicy = Require.notNull(retryPolicy, "retryPolicy");
             return this;
         }
 
@@ -323,7 +324,7 @@ public final class HttpDeliveryModule implements PostboxModule, AutoCloseable {
          * the full rate. Default 1 s: from the 10% floor to the full rate in 0.9 s without a 429.
          */
         public Builder rateRecovery(Duration rateRecovery) {
-            Objects.requireNonNull(rateRecovery, "rateRecovery may not be null");
+            Require.notNull(rateRecovery, "rateRecovery");
             if (rateRecovery.isNegative() || rateRecovery.isZero()) {
                 throw new IllegalArgumentException("rateRecovery must be positive, got " + rateRecovery);
             }
@@ -360,7 +361,7 @@ public final class HttpDeliveryModule implements PostboxModule, AutoCloseable {
         }
 
         public Builder sustainedFailure(SustainedFailurePolicy sustainedFailure) {
-            this.sustainedFailure = Objects.requireNonNull(sustainedFailure, "sustainedFailure may not be null");
+            this.sustainedFailure = Require.notNull(sustainedFailure, "sustainedFailure");
             return this;
         }
 
@@ -377,7 +378,7 @@ public final class HttpDeliveryModule implements PostboxModule, AutoCloseable {
          * {@link SecretCipher#plaintext()} is chosen explicitly; plain values stored earlier are read.
          */
         public Builder secretCipher(SecretCipher secretCipher) {
-            this.secretCipher = Objects.requireNonNull(secretCipher, "secretCipher may not be null");
+            this.secretCipher = Require.notNull(secretCipher, "secretCipher");
             return this;
         }
 
@@ -393,7 +394,7 @@ public final class HttpDeliveryModule implements PostboxModule, AutoCloseable {
         }
 
         private static Duration notNegative(Duration value, String name) {
-            Objects.requireNonNull(value, name + " may not be null");
+            Require.notNull(value, name);
             if (value.isNegative()) {
                 throw new IllegalArgumentException(name + " may not be negative, got " + value);
             }

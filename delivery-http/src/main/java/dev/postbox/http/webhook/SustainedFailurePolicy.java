@@ -1,5 +1,6 @@
 package dev.postbox.http.webhook;
 
+import dev.postbox.http.internal.Require;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -22,7 +23,7 @@ public record SustainedFailurePolicy(int minFailures, Duration minDuration) {
     public static final SustainedFailurePolicy NEVER = new SustainedFailurePolicy(Integer.MAX_VALUE, Duration.ZERO);
 
     public SustainedFailurePolicy {
-        Objects.requireNonNull(minDuration, "minDuration may not be null");
+        Require.notNull(minDuration, "minDuration");
         if (minFailures < 1) {
             throw new IllegalArgumentException("minFailures must be at least 1, got " + minFailures);
         }

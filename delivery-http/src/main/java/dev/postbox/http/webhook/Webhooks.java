@@ -1,5 +1,6 @@
 package dev.postbox.http.webhook;
 
+import dev.postbox.http.internal.Require;
 import dev.postbox.EnqueueResult;
 import dev.postbox.JobRequest;
 import dev.postbox.JsonCodec;
@@ -109,7 +110,7 @@ public final class Webhooks {
     /** Builds (and validates) the delivery job request {@link #send} writes. */
     public JobRequest delivery(
             String endpoint, Object payload, @Nullable String idempotencyKey, Map<String, String> headers) {
-        Objects.requireNonNull(endpoint, "endpoint may not be null");
+        Require.notNull(endpoint, "endpoint");
         Endpoint target = registry.cached(endpoint).orElseThrow(() -> new UnknownEndpointException(endpoint));
         guard.validateUrl(target.url());
         if (idempotencyKey != null) {
@@ -152,7 +153,9 @@ public final class Webhooks {
     }
 
     private String json(Object payload, String target) {
-        Objects.requireNonNull(payload, "payload may not be null (use Map.of() for an empty object)");
+        if (payload == null) {
+            throw new IllegalArgumentException("payload may not be null (use Map.of() for an empty object)");
+        }
         String json = payload instanceof String s ? s : codec.toJson(payload);
         long size = json.getBytes(StandardCharsets.UTF_8).length;
         if (size > settings.maxPayloadBytes()) {
