@@ -121,11 +121,11 @@ public final class DeliveryRequest {
     }
 
     private static String requireText(String name, @Nullable String value) {
-        Require.notNull(value, name);
-        if (value.isBlank()) {
+        String text = Require.notNull(value, name);
+        if (text.isBlank()) {
             throw new IllegalArgumentException(name + " may not be blank");
         }
-        return value;
+        return text;
     }
 
     /**

@@ -102,12 +102,12 @@ public final class Endpoint {
     }
 
     static String requireName(@Nullable String name) {
-        Require.notNull(name, "endpoint name");
-        if (!NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException("endpoint name '" + name + "' is invalid: start with a letter and use"
-                    + " letters, digits, '_' or '-' only (at most 100 characters), e.g. 'billing-prod'");
+        String checked = Require.notNull(name, "endpoint name");
+        if (!NAME.matcher(checked).matches()) {
+            throw new IllegalArgumentException("endpoint name '" + checked + "' is invalid: start with a letter and"
+                    + " use letters, digits, '_' or '-' only (at most 100 characters), e.g. 'billing-prod'");
         }
-        return name;
+        return checked;
     }
 
     /** A builder for an endpoint with the given name and URL. */
