@@ -91,8 +91,12 @@ class RescuePolicyTest extends DatabaseTest {
 
         int[] rescued = postbox.rescueExpiredLeases();
 
-        assertThat(rescued[0]).as("charged and retried: the plain kind's, with budget left").isEqualTo(3);
-        assertThat(rescued[1]).as("dead-lettered: the quick kind's, its two attempts spent").isEqualTo(3);
+        assertThat(rescued[0])
+                .as("charged and retried: the plain kind's, with budget left")
+                .isEqualTo(3);
+        assertThat(rescued[1])
+                .as("dead-lettered: the quick kind's, its two attempts spent")
+                .isEqualTo(3);
         assertThat(jdbc.queryForList(
                         "SELECT id FROM outbox_dead_letter WHERE kind = 'quick' AND attempts = 2 AND max_attempts = 2"
                                 + " AND last_error LIKE 'lease expired on attempt 2 of 2%'",

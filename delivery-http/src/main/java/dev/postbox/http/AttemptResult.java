@@ -3,7 +3,6 @@ package dev.postbox.http;
 import dev.postbox.http.internal.Require;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 

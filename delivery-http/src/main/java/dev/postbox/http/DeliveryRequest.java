@@ -1,13 +1,12 @@
 package dev.postbox.http;
 
-import dev.postbox.http.internal.Require;
 import dev.postbox.http.internal.HeaderRules;
+import dev.postbox.http.internal.Require;
 import dev.postbox.http.signing.WebhookSigner;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 

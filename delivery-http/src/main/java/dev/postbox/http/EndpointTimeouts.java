@@ -2,7 +2,6 @@ package dev.postbox.http;
 
 import dev.postbox.http.internal.Require;
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * Per-endpoint timeouts of one attempt.

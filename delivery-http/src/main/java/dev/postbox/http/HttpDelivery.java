@@ -1,11 +1,11 @@
 package dev.postbox.http;
 
-import dev.postbox.http.internal.Require;
 import dev.postbox.http.internal.CallTrace;
 import dev.postbox.http.internal.CappedBody;
 import dev.postbox.http.internal.IoFailures;
 import dev.postbox.http.internal.PerCallTimeouts;
 import dev.postbox.http.internal.PostboxVersion;
+import dev.postbox.http.internal.Require;
 import dev.postbox.http.internal.SendDeadlineCheck;
 import dev.postbox.http.internal.SsrfRefusal;
 import dev.postbox.http.signing.WebhookVerifier;
@@ -19,7 +19,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -331,8 +330,7 @@ public final class HttpDelivery implements AutoCloseable {
         public Builder capturedHeaders(Set<String> names) {
             Require.notNull(names, "capturedHeaders");
             this.capturedHeaders = names.stream()
-                    .map(name -> Require.element(name, "capturedHeaders")
-                            .toLowerCase(Locale.ROOT))
+                    .map(name -> Require.element(name, "capturedHeaders").toLowerCase(Locale.ROOT))
                     .collect(Collectors.toUnmodifiableSet());
             return this;
         }

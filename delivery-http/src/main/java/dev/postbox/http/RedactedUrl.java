@@ -1,7 +1,6 @@
 package dev.postbox.http;
 
 import dev.postbox.http.internal.Require;
-import java.util.Objects;
 import java.util.regex.Pattern;
 import okhttp3.HttpUrl;
 

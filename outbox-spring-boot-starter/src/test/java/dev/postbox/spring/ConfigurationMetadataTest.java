@@ -93,7 +93,9 @@ class ConfigurationMetadataTest {
         actual.put("postbox.http.max-payload-bytes", http.getMaxPayloadBytes());
         actual.put("postbox.http.fan-out-batch-size", http.getFanOutBatchSize());
         actual.put("postbox.http.park-delay", http.getParkDelay());
-        actual.put("postbox.http.global-rate-limit.burst", http.getGlobalRateLimit().getBurst());
+        actual.put(
+                "postbox.http.global-rate-limit.burst",
+                http.getGlobalRateLimit().getBurst());
         PostboxInboxProperties inbox = Binder.get(new org.springframework.core.env.StandardEnvironment())
                 .bindOrCreate("postbox.inbox", PostboxInboxProperties.class);
         actual.put("postbox.inbox.tolerance", inbox.getTolerance());

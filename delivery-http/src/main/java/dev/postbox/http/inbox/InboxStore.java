@@ -7,7 +7,6 @@ import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Objects;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.springframework.jdbc.datasource.DataSourceUtils;

@@ -2,7 +2,6 @@ package dev.postbox.http.internal;
 
 import java.net.InetAddress;
 import java.util.Arrays;
-import java.util.Objects;
 import java.util.Optional;
 
 /** An IPv4 or IPv6 network in CIDR notation, e.g. {@code 10.0.0.0/8} or {@code fc00::/7}. */

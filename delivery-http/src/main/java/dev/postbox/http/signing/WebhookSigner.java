@@ -1,10 +1,9 @@
 package dev.postbox.http.signing;
 
-import dev.postbox.http.internal.Require;
 import dev.postbox.http.internal.HmacSha256;
+import dev.postbox.http.internal.Require;
 import java.util.Base64;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * Produces the Standard Webhooks {@code webhook-signature} header value: {@code v1,<base64

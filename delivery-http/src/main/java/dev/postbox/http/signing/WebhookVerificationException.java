@@ -1,7 +1,6 @@
 package dev.postbox.http.signing;
 
 import dev.postbox.http.internal.Require;
-import java.util.Objects;
 
 /**
  * Thrown by {@link WebhookVerifier} when an incoming webhook must be rejected. The {@link #reason()}

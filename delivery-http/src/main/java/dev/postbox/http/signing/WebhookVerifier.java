@@ -1,7 +1,7 @@
 package dev.postbox.http.signing;
 
-import dev.postbox.http.internal.Require;
 import dev.postbox.http.internal.HmacSha256;
+import dev.postbox.http.internal.Require;
 import dev.postbox.http.signing.WebhookVerificationException.Reason;
 import java.security.MessageDigest;
 import java.time.Clock;
@@ -12,7 +12,6 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 

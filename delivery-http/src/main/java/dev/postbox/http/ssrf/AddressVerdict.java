@@ -2,7 +2,6 @@ package dev.postbox.http.ssrf;
 
 import dev.postbox.http.internal.Require;
 import java.net.InetAddress;
-import java.util.Objects;
 
 /**
  * The {@link SsrfGuard}'s decision about one address.

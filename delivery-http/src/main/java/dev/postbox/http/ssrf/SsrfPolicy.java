@@ -1,14 +1,13 @@
 package dev.postbox.http.ssrf;
 
-import dev.postbox.http.internal.Require;
 import dev.postbox.http.internal.Cidr;
+import dev.postbox.http.internal.Require;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;

@@ -1,11 +1,11 @@
 package dev.postbox.http.webhook;
 
-import dev.postbox.http.internal.Require;
 import dev.postbox.RetryPolicy;
 import dev.postbox.http.DeliveryRequest;
 import dev.postbox.http.EndpointTimeouts;
 import dev.postbox.http.RedactedUrl;
 import dev.postbox.http.internal.HeaderRules;
+import dev.postbox.http.internal.Require;
 import dev.postbox.http.signing.WebhookSecret;
 import java.time.Duration;
 import java.time.Instant;
@@ -15,7 +15,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;

@@ -1,10 +1,10 @@
 package dev.postbox.http.webhook;
 
-import dev.postbox.http.internal.Require;
 import dev.postbox.DeadLetterFilter;
 import dev.postbox.JsonCodec;
 import dev.postbox.PostboxAdmin;
 import dev.postbox.http.SecretCipher;
+import dev.postbox.http.internal.Require;
 import dev.postbox.http.internal.SqlErrors;
 import dev.postbox.http.internal.Transactions;
 import dev.postbox.http.signing.WebhookSecret;
@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;

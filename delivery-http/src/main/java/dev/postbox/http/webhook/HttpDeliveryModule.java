@@ -1,6 +1,5 @@
 package dev.postbox.http.webhook;
 
-import dev.postbox.http.internal.Require;
 import dev.postbox.HandlerRegistration;
 import dev.postbox.JobRequest;
 import dev.postbox.JsonCodec;
@@ -8,9 +7,9 @@ import dev.postbox.PostboxModule;
 import dev.postbox.RetryPolicy;
 import dev.postbox.http.HttpDelivery;
 import dev.postbox.http.SecretCipher;
+import dev.postbox.http.internal.Require;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -190,8 +189,7 @@ public final class HttpDeliveryModule implements PostboxModule, AutoCloseable {
 
     /** The registration of the delivery handler ({@value Webhooks#DELIVERY_KIND}). */
     public HandlerRegistration deliveryRegistration() {
-        return HandlerRegistration.of(Webhooks.DELIVERY_KIND, deliveryHandler)
-                .retryPolicy(retryPolicy);
+        return HandlerRegistration.of(Webhooks.DELIVERY_KIND, deliveryHandler).retryPolicy(retryPolicy);
     }
 
     /** The registration of the fan-out handler ({@value Webhooks#FAN_OUT_KIND}). */

@@ -2,7 +2,6 @@ package dev.postbox.http.webhook;
 
 import dev.postbox.http.internal.Require;
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * When an endpoint that keeps failing is disabled: after at least {@code minFailures} consecutive

@@ -1,16 +1,15 @@
 package dev.postbox.http.webhook;
 
-import dev.postbox.http.internal.Require;
 import dev.postbox.EnqueueResult;
 import dev.postbox.JobRequest;
 import dev.postbox.JsonCodec;
 import dev.postbox.Outbox;
 import dev.postbox.http.internal.HeaderRules;
+import dev.postbox.http.internal.Require;
 import dev.postbox.http.ssrf.SsrfGuard;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.util.Map;
-import java.util.Objects;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
