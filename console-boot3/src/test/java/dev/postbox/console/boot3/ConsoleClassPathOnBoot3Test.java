@@ -12,7 +12,7 @@ import org.springframework.util.ClassUtils;
 
 /**
  * The console tests of this module (the shared ones from {@code console/src/test/java}: the
- * auto-configuration, the guard and both browser tests) prove the console on Spring Boot 3.5 only if
+ * auto-configuration, the guard and the browser test) prove the console on Spring Boot 3.5 only if
  * they run on what a Boot 3.5 application has: Boot 3.5, Spring Framework 6.2, Spring Security 6,
  * Jackson 2 alone, the Boot 3 starter, and the console classes compiled here.
  */
