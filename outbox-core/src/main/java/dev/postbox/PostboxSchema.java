@@ -139,6 +139,17 @@ public final class PostboxSchema {
         return name == null ? connection : SchemaQualifier.of(name).connection(connection);
     }
 
+    /**
+     * The statement with Postbox's tables, sequences and functions qualified for this schema (as
+     * Postbox's own statements are); unchanged for {@link #searchPath()}. For SQL of yours that reads
+     * Postbox's tables on a connection you hold, e.g. {@code jdbc.query(schema.qualify("SELECT count(*)
+     * FROM outbox_dead_letter"), ...)}.
+     */
+    public String qualify(String sql) {
+        Require.notNull(sql, "sql");
+        return name == null ? sql : SchemaQualifier.of(name).qualify(sql);
+    }
+
     @Override
     public boolean equals(@Nullable Object o) {
         return o instanceof PostboxSchema other && java.util.Objects.equals(name, other.name);

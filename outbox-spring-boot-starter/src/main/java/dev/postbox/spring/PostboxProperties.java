@@ -213,8 +213,8 @@ public class PostboxProperties {
          * The PostgreSQL schema of Postbox's tables, sequences, functions and archive partitions, e.g.
          * {@code postbox}: Postbox names them qualified with it in every statement, whatever the
          * connections' {@code search_path} (which Postbox leaves as it is). Migrations create it when
-         * missing. Unset (the default): the tables the {@code search_path} finds, as before. Lower-case
-         * letters, digits and underscores; set the same on every process of one installation.
+         * missing. Unset or empty (the default): the tables the {@code search_path} finds, as before.
+         * Lower-case letters, digits and underscores; set the same on every process of one installation.
          */
         private @Nullable String name;
 
@@ -230,14 +230,18 @@ public class PostboxProperties {
             return name;
         }
 
+        /** Validated; empty (e.g. an unset {@code ${POSTBOX_SCHEMA:}}) means unset. */
         public void setName(@Nullable String name) {
-            if (name != null) {
-                try {
-                    PostboxSchema.named(name);
-                } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException("postbox.schema.name: " + e.getMessage()
-                            + "; or remove the property to use the connections' search_path", e);
-                }
+            if (name == null || name.isEmpty()) {
+                this.name = null;
+                return;
+            }
+            try {
+                PostboxSchema.named(name);
+            } catch (IllegalArgumentException e) {
+                // The rule's message, with the property: the whole story in one line (no cause to dig out).
+                throw new IllegalArgumentException("postbox.schema.name: " + e.getMessage()
+                        + "; or remove the property to use the connections' search_path");
             }
             this.name = name;
         }

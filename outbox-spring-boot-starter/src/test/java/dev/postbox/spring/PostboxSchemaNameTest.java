@@ -6,9 +6,12 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.HandlerRegistration;
 import dev.postbox.JobRequest;
+import dev.postbox.JsonCodec;
 import dev.postbox.Outbox;
 import dev.postbox.Postbox;
 import dev.postbox.SchemaInstaller;
+import dev.postbox.spring.internal.PostboxDatabase;
+import dev.postbox.spring.test.PostboxTestHelper;
 import dev.postbox.testing.TestDatabase;
 import java.util.List;
 import java.util.Map;
@@ -68,8 +71,15 @@ class PostboxSchemaNameTest {
 
         /** Enqueues one job in a transaction of the application and runs it; checks it is done in billing. */
         void enqueueAndRunInBilling() {
-            new TransactionTemplate(context.getBean(PlatformTransactionManager.class))
-                    .executeWithoutResult(s -> context.getBean(Outbox.class).enqueue(JobRequest.of("ping", Map.of())));
+            PostboxTestHelper helper = new PostboxTestHelper(
+                    context.getBean(Postbox.class),
+                    context.getBean(PostboxDatabase.class).dataSource(),
+                    context.getBean(JsonCodec.class));
+            new TransactionTemplate(context.getBean(PlatformTransactionManager.class)).executeWithoutResult(s -> {
+                context.getBean(Outbox.class).enqueue(JobRequest.of("ping", Map.of()));
+                // In the application's transaction, on its connection as it is: the helper finds the job.
+                helper.assertEnqueued("ping");
+            });
             assertThat(count("SELECT count(*) FROM billing.outbox_job")).isOne();
             assertThat(context.getBean(Postbox.class).runDueJobs()).isOne();
             assertThat(count("SELECT count(*) FROM billing.outbox_job_archive WHERE state = 'done'"))
