@@ -178,15 +178,15 @@ class SchemaInstallationsTest {
         }
         tx.executeWithoutResult(s -> billingBox
                 .outbox()
-                .enqueue(JobRequest.builder("doomed").maxAttempts(1).build()));
+                .enqueue(JobRequest.builder("doomed").payload(Map.of()).maxAttempts(1).build()));
         // One idempotency key in both: one job in each installation, however often it is enqueued.
-        JobRequest keyed = JobRequest.builder("invoice").idempotencyKey("order-7").build();
+        JobRequest keyed = JobRequest.builder("invoice").payload(Map.of()).idempotencyKey("order-7").build();
         EnqueueResult first = tx.execute(s -> billingBox.outbox().enqueue(keyed));
         EnqueueResult again = tx.execute(s -> billingBox.outbox().enqueue(keyed));
         assertThat(again).isEqualTo(new EnqueueResult(first.jobId(), false));
         EnqueueResult other = tx.execute(s -> shippingBox
                 .outbox()
-                .enqueue(JobRequest.builder("parcel").idempotencyKey("order-7").build()));
+                .enqueue(JobRequest.builder("parcel").payload(Map.of()).idempotencyKey("order-7").build()));
         assertThat(other.created()).isTrue();
         // Plain JDBC: the application's connection as it is, search_path 'nowhere'.
         try (Connection c = server.getConnection()) {
