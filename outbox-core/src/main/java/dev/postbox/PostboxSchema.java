@@ -41,7 +41,7 @@ public final class PostboxSchema {
      * The longest schema name: the notification channel {@code postbox_job_<name>} must fit
      * PostgreSQL's 63-byte identifiers.
      */
-    public static final int MAX_NAME_LENGTH = 63 - DEFAULT_CHANNEL.length() - 1;
+    public static final int MAX_NAME_LENGTH = 51;
 
     private static final Pattern NAME = Pattern.compile("[a-z_][a-z0-9_]*");
     private static final PostboxSchema SEARCH_PATH = new PostboxSchema(null);

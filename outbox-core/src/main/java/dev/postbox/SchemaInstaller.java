@@ -188,9 +188,11 @@ public final class SchemaInstaller {
         try (Statement s = c.createStatement()) {
             s.execute("CREATE SCHEMA IF NOT EXISTS " + qualifier.quoted());
         } catch (SQLException e) {
-            throw new IllegalStateException("Creating schema " + qualifier.schema() + " for Postbox's tables failed: "
-                    + e.getMessage() + ". Create it yourself (CREATE SCHEMA " + qualifier.quoted() + ") with a"
-                    + " role that may, and grant Postbox's role USAGE and CREATE on it.", e);
+            throw new IllegalStateException(
+                    "Creating schema " + qualifier.schema() + " for Postbox's tables failed: "
+                            + e.getMessage() + ". Create it yourself (CREATE SCHEMA " + qualifier.quoted() + ") with a"
+                            + " role that may, and grant Postbox's role USAGE and CREATE on it.",
+                    e);
         }
     }
 

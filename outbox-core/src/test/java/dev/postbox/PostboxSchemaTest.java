@@ -63,7 +63,8 @@ class PostboxSchemaTest {
     @Test
     void postboxsTablesSequencesAndFunctionsAreQualifiedWhereverAStatementNamesThem() {
         assertThat(billing.qualify("SELECT id FROM outbox_job j JOIN outbox_queue q ON q.name = j.queue"))
-                .isEqualTo("SELECT id FROM \"billing\".outbox_job j JOIN \"billing\".outbox_queue q ON q.name = j.queue");
+                .isEqualTo(
+                        "SELECT id FROM \"billing\".outbox_job j JOIN \"billing\".outbox_queue q ON q.name = j.queue");
         assertThat(billing.qualify("INSERT INTO outbox_job (id) VALUES (nextval('outbox_job_id_seq'))"))
                 .isEqualTo("INSERT INTO \"billing\".outbox_job (id) VALUES (nextval('\"billing\".outbox_job_id_seq'))");
         assertThat(billing.qualify("SELECT to_regclass('outbox_installation') IS NOT NULL"))
@@ -71,7 +72,8 @@ class PostboxSchemaTest {
         assertThat(billing.qualify("delete from OUTBOX_WORKER where id = ?;DELETE FROM postbox_inbox"))
                 .isEqualTo("delete from \"billing\".OUTBOX_WORKER where id = ?;DELETE FROM \"billing\".postbox_inbox");
         assertThat(billing.qualify("SELECT * FROM outbox_job_status, outbox_schedule_fire WHERE x = $1"))
-                .isEqualTo("SELECT * FROM \"billing\".outbox_job_status, \"billing\".outbox_schedule_fire WHERE x = $1");
+                .isEqualTo(
+                        "SELECT * FROM \"billing\".outbox_job_status, \"billing\".outbox_schedule_fire WHERE x = $1");
     }
 
     @Test
@@ -86,7 +88,9 @@ class PostboxSchemaTest {
         assertThat(billing.qualify(untouched)).isEqualTo(untouched);
         assertThat(billing.qualify("LISTEN postbox_job_billing")).isEqualTo("LISTEN postbox_job_billing");
         String once = billing.qualify("SELECT 1 FROM outbox_job -- outbox_queue\nJOIN outbox_queue ON true");
-        assertThat(once).isEqualTo("SELECT 1 FROM \"billing\".outbox_job -- outbox_queue\nJOIN \"billing\".outbox_queue ON true");
+        assertThat(once)
+                .isEqualTo(
+                        "SELECT 1 FROM \"billing\".outbox_job -- outbox_queue\nJOIN \"billing\".outbox_queue ON true");
         assertThat(billing.qualify(once)).as("idempotent").isEqualTo(once);
     }
 

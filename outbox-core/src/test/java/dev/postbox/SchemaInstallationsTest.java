@@ -141,9 +141,11 @@ class SchemaInstallationsTest {
         JdbcTemplate app = new JdbcTemplate(recorder); // the application's own statements, in its transaction
         Postbox billingBox = track(Postbox.builder(billing)
                 .config(fast().build())
-                .handler("invoice", job -> kindsSeen
-                        .computeIfAbsent("billing", k -> ConcurrentHashMap.newKeySet())
-                        .add(job.kind()))
+                .handler(
+                        "invoice",
+                        job -> kindsSeen
+                                .computeIfAbsent("billing", k -> ConcurrentHashMap.newKeySet())
+                                .add(job.kind()))
                 .handler(HandlerRegistration.of(
                                 "invoice-tx", job -> app.update("INSERT INTO public.effect VALUES (?)", job.id()))
                         .transactional())
@@ -153,9 +155,11 @@ class SchemaInstallationsTest {
                 .build());
         Postbox shippingBox = track(Postbox.builder(shipping)
                 .config(fast().build())
-                .handler("parcel", job -> kindsSeen
-                        .computeIfAbsent("shipping", k -> ConcurrentHashMap.newKeySet())
-                        .add(job.kind()))
+                .handler(
+                        "parcel",
+                        job -> kindsSeen
+                                .computeIfAbsent("shipping", k -> ConcurrentHashMap.newKeySet())
+                                .add(job.kind()))
                 .build());
         LocalDate tomorrow = sql.queryForObject("SELECT (now() AT TIME ZONE 'UTC')::date", LocalDate.class)
                 .plusDays(1);
@@ -178,15 +182,24 @@ class SchemaInstallationsTest {
         }
         tx.executeWithoutResult(s -> billingBox
                 .outbox()
-                .enqueue(JobRequest.builder("doomed").payload(Map.of()).maxAttempts(1).build()));
+                .enqueue(JobRequest.builder("doomed")
+                        .payload(Map.of())
+                        .maxAttempts(1)
+                        .build()));
         // One idempotency key in both: one job in each installation, however often it is enqueued.
-        JobRequest keyed = JobRequest.builder("invoice").payload(Map.of()).idempotencyKey("order-7").build();
+        JobRequest keyed = JobRequest.builder("invoice")
+                .payload(Map.of())
+                .idempotencyKey("order-7")
+                .build();
         EnqueueResult first = tx.execute(s -> billingBox.outbox().enqueue(keyed));
         EnqueueResult again = tx.execute(s -> billingBox.outbox().enqueue(keyed));
         assertThat(again).isEqualTo(new EnqueueResult(first.jobId(), false));
         EnqueueResult other = tx.execute(s -> shippingBox
                 .outbox()
-                .enqueue(JobRequest.builder("parcel").payload(Map.of()).idempotencyKey("order-7").build()));
+                .enqueue(JobRequest.builder("parcel")
+                        .payload(Map.of())
+                        .idempotencyKey("order-7")
+                        .build()));
         assertThat(other.created()).isTrue();
         // Plain JDBC: the application's connection as it is, search_path 'nowhere'.
         try (Connection c = server.getConnection()) {
@@ -230,12 +243,15 @@ class SchemaInstallationsTest {
 
         // The admin of each sees its own job under the shared id.
         long id = invoices.get(0).jobId();
-        assertThat(billingBox.admin().job(id)).hasValueSatisfying(j -> assertThat(j.kind()).isEqualTo("invoice"));
-        assertThat(shippingBox.admin().job(id)).hasValueSatisfying(j -> assertThat(j.kind()).isEqualTo("parcel"));
+        assertThat(billingBox.admin().job(id))
+                .hasValueSatisfying(j -> assertThat(j.kind()).isEqualTo("invoice"));
+        assertThat(shippingBox.admin().job(id))
+                .hasValueSatisfying(j -> assertThat(j.kind()).isEqualTo("parcel"));
         assertThat(billingBox.admin().deadLetterCount()).isOne();
         assertThat(shippingBox.admin().deadLetterCount()).isZero();
         billingBox.admin().pause("default");
-        assertThat(count("SELECT count(*) FROM billing.outbox_queue WHERE paused")).isOne();
+        assertThat(count("SELECT count(*) FROM billing.outbox_queue WHERE paused"))
+                .isOne();
         assertThat(count("SELECT count(*) FROM shipping.outbox_queue")).isZero();
         billingBox.admin().resume("default");
         assertThat(billingBox.admin().replay(DeadLetterFilter.all())).isOne();
@@ -269,10 +285,12 @@ class SchemaInstallationsTest {
                 s.execute("LISTEN postbox_job_shipping");
             }
             PGConnection pg = listener.unwrap(PGConnection.class);
-            Postbox billingBox = track(Postbox.builder(billing).handler("invoice", job -> {}).build());
+            Postbox billingBox =
+                    track(Postbox.builder(billing).handler("invoice", job -> {}).build());
             tx.executeWithoutResult(s -> billingBox.outbox().enqueue(JobRequest.of("invoice", Map.of())));
             assertThat(channels(pg)).containsExactly("postbox_job_billing");
-            Postbox shippingBox = track(Postbox.builder(shipping).handler("parcel", job -> {}).build());
+            Postbox shippingBox =
+                    track(Postbox.builder(shipping).handler("parcel", job -> {}).build());
             tx.executeWithoutResult(s -> shippingBox.outbox().enqueue(JobRequest.of("parcel", Map.of())));
             assertThat(channels(pg)).containsExactly("postbox_job_shipping");
         }
@@ -291,7 +309,8 @@ class SchemaInstallationsTest {
         await().atMost(Duration.ofSeconds(10))
                 .until(() -> count("SELECT count(*) FROM billing.outbox_job") == 0); // the one enqueued above
         int before = ran.get();
-        Postbox producer = track(Postbox.builder(billing).handler("invoice", job -> {}).build());
+        Postbox producer =
+                track(Postbox.builder(billing).handler("invoice", job -> {}).build());
         tx.executeWithoutResult(s -> producer.outbox().enqueue(JobRequest.of("invoice", Map.of())));
         await().atMost(Duration.ofSeconds(10)).until(() -> ran.get() == before + 1);
     }
@@ -315,7 +334,9 @@ class SchemaInstallationsTest {
 
     @Test
     void everythingPostboxCreatedIsInItsSchemaAndKnownByName() {
-        assertThat(new SchemaInstaller(billing).install()).as("installed already").isEmpty();
+        assertThat(new SchemaInstaller(billing).install())
+                .as("installed already")
+                .isEmpty();
         recorder.clear(); // the installer's own statements run unqualified, with the schema as search_path
         for (String schema : List.of("billing", "shipping")) {
             List<String> objects = sql.queryForList(
@@ -346,8 +367,9 @@ class SchemaInstallationsTest {
                 assertThat(pinned
                                 || SchemaQualifier.NAMES.stream()
                                         .noneMatch(n -> body.matches("(?s).*(?<![.\\w\"])" + n + "(?![\\w]).*")))
-                        .as("function %s.%s names Postbox objects through the caller's search_path", schema,
-                                f.get("proname"))
+                        .as(
+                                "function %s.%s names Postbox objects through the caller's search_path",
+                                schema, f.get("proname"))
                         .isTrue();
             }
         }

@@ -22,6 +22,7 @@ final class NotificationListener implements Runnable {
 
     /** The channel of the default installation; one in a named schema listens on its own ({@link PostboxSchema#channel()}). */
     static final String CHANNEL = PostboxSchema.DEFAULT_CHANNEL;
+
     private static final Logger log = LoggerFactory.getLogger(NotificationListener.class);
 
     private final DataSource dataSource;

@@ -291,7 +291,10 @@ public final class SchemaQualifier {
                     }
                     break;
                 default:
-                    if (args != null && args.length > 0 && args[0] instanceof String sql && SQL_METHODS.contains(name)) {
+                    if (args != null
+                            && args.length > 0
+                            && args[0] instanceof String sql
+                            && SQL_METHODS.contains(name)) {
                         args[0] = qualifier.qualify(sql);
                     }
             }

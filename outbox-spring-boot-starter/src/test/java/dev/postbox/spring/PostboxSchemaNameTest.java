@@ -141,7 +141,8 @@ class PostboxSchemaNameTest {
                     assertThat(ctx.count("SELECT count(*) FROM public.flyway_schema_history WHERE success"))
                             .as("the application's own history and tables stay where its Flyway put them")
                             .isEqualTo(2);
-                    assertThat(ctx.count("SELECT count(*) FROM public.app_order")).isZero();
+                    assertThat(ctx.count("SELECT count(*) FROM public.app_order"))
+                            .isZero();
                     assertThat(ctx.count("SELECT count(*) FROM pg_tables WHERE schemaname = 'billing'"
                                     + " AND tablename = 'outbox_schema_version'"))
                             .as("not Postbox's installer")

@@ -64,9 +64,11 @@ class SchemaWebhooksTest {
             Map<String, AtomicInteger> applied = new ConcurrentHashMap<>();
             receiver.responder = (exchange, body) -> {
                 String path = exchange.getRequestURI().getPath();
-                InboxResult result = inbox.receive(exchange.getRequestHeaders()::getFirst, body, message -> applied
-                        .computeIfAbsent(path, p -> new AtomicInteger())
-                        .incrementAndGet());
+                InboxResult result = inbox.receive(
+                        exchange.getRequestHeaders()::getFirst,
+                        body,
+                        message -> applied.computeIfAbsent(path, p -> new AtomicInteger())
+                                .incrementAndGet());
                 return Receiver.Reply.status(result.httpStatus());
             };
 
@@ -108,7 +110,8 @@ class SchemaWebhooksTest {
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
                 assertThat(applied.getOrDefault("/billing", new AtomicInteger()).get())
                         .isEqualTo(2);
-                assertThat(applied.getOrDefault("/shipping", new AtomicInteger()).get())
+                assertThat(applied.getOrDefault("/shipping", new AtomicInteger())
+                                .get())
                         .isEqualTo(1);
                 assertThat(sql.queryForObject("SELECT count(*) FROM billing.outbox_job", Long.class))
                         .isZero();

@@ -38,7 +38,9 @@ public final class FlywaySchemaMigrator implements SchemaMigrator {
                 .dataSource(PostboxSchema.unqualified(dataSource));
         // postbox.schema.name: Flyway creates the schema if needed, keeps its history there and runs the
         // scripts with it as the search_path; by default the connection's current schema.
-        PostboxSchema.of(dataSource).name().ifPresent(schema -> flyway.schemas(schema).defaultSchema(schema));
+        PostboxSchema.of(dataSource)
+                .name()
+                .ifPresent(schema -> flyway.schemas(schema).defaultSchema(schema));
         MigrateResult result = flyway.locations(SchemaInstaller.LOCATION)
                 .table(HISTORY_TABLE)
                 // The application's own tables make the schema non-empty: start Postbox's history anyway,
