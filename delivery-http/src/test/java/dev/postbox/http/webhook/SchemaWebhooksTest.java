@@ -103,7 +103,8 @@ class SchemaWebhooksTest {
                 c.setAutoCommit(false);
                 billingHttp.webhooks().send(c, "hooks", Map.of("invoice", 1), "invoice-1");
                 billingHttp.webhooks().publish(c, "invoice.paid", Map.of("invoice", 1));
-                shippingHttp.webhooks().send(c, "hooks", Map.of("parcel", 9), "invoice-1");
+                // (a key of its own: the shared inbox would take the same key from both as one webhook)
+                shippingHttp.webhooks().send(c, "hooks", Map.of("parcel", 9), "parcel-9");
                 c.commit();
             }
 
@@ -141,6 +142,7 @@ class SchemaWebhooksTest {
                     .containsExactly(receiver.url("/billing"));
 
             engines.forEach(Postbox::stop);
+            engines.clear();
             assertThat(recorder.notFound())
                     .as("statements that failed for want of a schema")
                     .isEmpty();
