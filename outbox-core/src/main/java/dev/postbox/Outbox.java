@@ -39,6 +39,7 @@ public final class Outbox {
     private final PostboxListener listener;
     private final WakeUps wakeUps;
     private final PostboxInstrumentation instrumentation;
+    private final PostboxSchema schema;
 
     Outbox(
             DataSource dataSource,
@@ -53,6 +54,7 @@ public final class Outbox {
         this.listener = listener;
         this.wakeUps = wakeUps;
         this.instrumentation = instrumentation;
+        this.schema = PostboxSchema.of(dataSource);
     }
 
     /**
@@ -125,7 +127,9 @@ public final class Outbox {
 
     private List<EnqueueResult> insert(Connection c, List<JobRequest> requests) {
         try {
-            JobWriter.Written written = writer.insertAll(c, requests);
+            // The caller's connection as it is (Spring hands out the transaction's own), qualified for
+            // Postbox's schema only in Postbox's statements.
+            JobWriter.Written written = writer.insertAll(schema.connection(c), requests);
             if (written.createdAny()) {
                 wakeUps.afterCommit(c, written.transactionId());
             }

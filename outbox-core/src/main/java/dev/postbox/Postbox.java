@@ -54,8 +54,11 @@ public final class Postbox implements AutoCloseable {
         this.outbox =
                 new Outbox(b.dataSource, writer, config.transactionMode(), b.listener, wakeUps, b.instrumentation);
         this.admin = new PostboxAdmin(b.dataSource, new AdminStore(), wakeUps);
-        PlatformTransactionManager tm =
-                b.transactionManager != null ? b.transactionManager : new DataSourceTransactionManager(b.dataSource);
+        // The default manager on the application's DataSource itself: a transactional handler's own
+        // statements run on the application's connection as it is, never qualified for Postbox's schema.
+        PlatformTransactionManager tm = b.transactionManager != null
+                ? b.transactionManager
+                : new DataSourceTransactionManager(PostboxSchema.unqualified(b.dataSource));
         this.engine = new Engine(
                 b.dataSource,
                 tm,

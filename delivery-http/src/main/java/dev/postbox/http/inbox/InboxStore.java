@@ -1,5 +1,6 @@
 package dev.postbox.http.inbox;
 
+import dev.postbox.PostboxSchema;
 import dev.postbox.http.internal.Require;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -51,7 +52,7 @@ final class InboxStore {
      */
     boolean record(String webhookId, Instant timestamp) throws SQLException {
         Connection c = DataSourceUtils.getConnection(dataSource);
-        try (PreparedStatement ps = c.prepareStatement(insert)) {
+        try (PreparedStatement ps = PostboxSchema.of(dataSource).connection(c).prepareStatement(insert)) {
             ps.setString(1, webhookId);
             ps.setTimestamp(2, Timestamp.from(timestamp));
             return ps.executeUpdate() > 0;
