@@ -68,7 +68,8 @@ public final class Postbox implements AutoCloseable {
                 config,
                 policies,
                 wakeUps);
-        PostboxModule.Context context = new PostboxModule.Context(outbox, admin, config, new SharedRateLimits(b.dataSource));
+        PostboxModule.Context context =
+                new PostboxModule.Context(outbox, admin, config, new SharedRateLimits(b.dataSource));
         b.modules.forEach(module -> module.install(context));
     }
 

@@ -69,12 +69,17 @@ final class AmqpRelayBench {
                             NAME,
                             relay,
                             settings.messages(),
-                            i -> relay.message("bench", Map.of("order", i, "status", "created", "amount", 4711), "relay-" + i));
+                            i -> relay.message(
+                                    "bench", Map.of("order", i, "status", "created", "amount", 4711), "relay-" + i));
                 }
                 RelayRun.compare(r, settings.messages(), floorSeconds);
-                r.put("floorMessagesInQueue", (long) admin.queueDeclarePassive(floorQueue).getMessageCount());
-                r.put("relayMessagesInQueue", (long) admin.queueDeclarePassive(relayQueue).getMessageCount());
-                r.put("broker", "RabbitMQ at " + factory().getHost() + ":" + factory().getPort());
+                r.put("floorMessagesInQueue", (long)
+                        admin.queueDeclarePassive(floorQueue).getMessageCount());
+                r.put("relayMessagesInQueue", (long)
+                        admin.queueDeclarePassive(relayQueue).getMessageCount());
+                r.put(
+                        "broker",
+                        "RabbitMQ at " + factory().getHost() + ":" + factory().getPort());
                 r.put("clientFloor", "one channel, publisher confirms awaited per window of " + WINDOW);
                 return r;
             } finally {

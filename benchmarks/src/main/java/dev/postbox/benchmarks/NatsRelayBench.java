@@ -78,11 +78,16 @@ final class NatsRelayBench {
                             NAME,
                             relay,
                             settings.messages(),
-                            i -> relay.message("bench", Map.of("order", i, "status", "created", "amount", 4711), "relay-" + i));
+                            i -> relay.message(
+                                    "bench", Map.of("order", i, "status", "created", "amount", 4711), "relay-" + i));
                 }
                 RelayRun.compare(r, settings.messages(), floorSeconds);
-                r.put("floorMessagesInStream", jsm.getStreamInfo(floorStream).getStreamState().getMsgCount());
-                r.put("relayMessagesInStream", jsm.getStreamInfo(relayStream).getStreamState().getMsgCount());
+                r.put(
+                        "floorMessagesInStream",
+                        jsm.getStreamInfo(floorStream).getStreamState().getMsgCount());
+                r.put(
+                        "relayMessagesInStream",
+                        jsm.getStreamInfo(relayStream).getStreamState().getMsgCount());
                 r.put("broker", "NATS JetStream at " + options().getServers() + ", file storage");
                 r.put("clientFloor", "asynchronous publishes, acknowledgements awaited per window of " + WINDOW);
                 return r;

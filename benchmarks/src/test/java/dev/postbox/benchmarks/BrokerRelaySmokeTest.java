@@ -26,7 +26,9 @@ class BrokerRelaySmokeTest {
 
         assertThat(r.get("completed")).isEqualTo(true);
         assertThat(r.get("completedJobs")).isEqualTo(300L);
-        assertThat(r.get("relayMessagesInQueue")).as("one message per job, no duplicate").isEqualTo(300L);
+        assertThat(r.get("relayMessagesInQueue"))
+                .as("one message per job, no duplicate")
+                .isEqualTo(300L);
         assertThat(r.get("floorMessagesInQueue")).isEqualTo(300L);
         assertPositive(r, "messagesPerSecond", "clientFloorMessagesPerSecond", "ratioToClientFloor");
         assertThat(Files.readString(results.resolve("summary.md"))).contains("amqp-relay: ");
@@ -41,7 +43,9 @@ class BrokerRelaySmokeTest {
 
         assertThat(r.get("completed")).isEqualTo(true);
         assertThat(r.get("completedJobs")).isEqualTo(300L);
-        assertThat(r.get("relayMessagesInStream")).as("one message per job, no duplicate").isEqualTo(300L);
+        assertThat(r.get("relayMessagesInStream"))
+                .as("one message per job, no duplicate")
+                .isEqualTo(300L);
         assertThat(r.get("floorMessagesInStream")).isEqualTo(300L);
         assertPositive(r, "messagesPerSecond", "clientFloorMessagesPerSecond", "ratioToClientFloor");
         assertThat(Files.readString(results.resolve("summary.md"))).contains("nats-relay: ");

@@ -8,9 +8,9 @@ import com.rabbitmq.client.BuiltinExchangeType;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.DeliverCallback;
 import com.rabbitmq.client.GetResponse;
 import com.zaxxer.hikari.HikariDataSource;
-import com.rabbitmq.client.DeliverCallback;
 import dev.postbox.HandlerRegistration;
 import dev.postbox.Job;
 import dev.postbox.JobRequest;
@@ -232,18 +232,17 @@ class AmqpRelayTest {
         int perSecond = 10;
         ConcurrentLinkedQueue<Long> arrivals = new ConcurrentLinkedQueue<>();
         ConcurrentLinkedQueue<Long> unlimitedArrivals = new ConcurrentLinkedQueue<>();
-        DeliverCallback onMessage = (tag, m) -> (m.getProperties().getMessageId().startsWith("unlimited")
-                        ? unlimitedArrivals
-                        : arrivals)
-                .add(System.nanoTime());
+        DeliverCallback onMessage =
+                (tag, m) -> (m.getProperties().getMessageId().startsWith("unlimited") ? unlimitedArrivals : arrivals)
+                        .add(System.nanoTime());
         admin.basicConsume(queue, true, onMessage, tag -> {});
         AtomicInteger first = new AtomicInteger();
         AtomicInteger second = new AtomicInteger();
         List<AmqpRelay> relays = new ArrayList<>();
         List<Postbox> engines = new ArrayList<>();
         for (AtomicInteger completed : List.of(first, second)) {
-            AmqpRelay relay =
-                    relay(b -> b.destination(AmqpDestination.of("limited", exchange, "routed").withRateLimit(perSecond)));
+            AmqpRelay relay = relay(b -> b.destination(
+                    AmqpDestination.of("limited", exchange, "routed").withRateLimit(perSecond)));
             relays.add(relay);
             engines.add(build(Postbox.builder(db).module(relay).listener(new PostboxListener() {
                 @Override
@@ -267,7 +266,7 @@ class AmqpRelayTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> arrivals.size() >= perSecond + 5);
         commit(engines.get(1), relays.get(1).message("orders", Map.of("n", "unlimited"), "unlimited-1"));
         await().atMost(Duration.ofSeconds(3))
-                .as("a destination without a limit is not held up by the limited one's backlog")
+                .alias("a destination without a limit is not held up by the limited one's backlog")
                 .until(() -> unlimitedArrivals.size() == 1);
         assertThat(count("SELECT count(*) FROM outbox_job WHERE endpoint = 'limited'"))
                 .as("the limited backlog is still waiting")

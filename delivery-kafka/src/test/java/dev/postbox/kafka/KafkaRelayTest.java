@@ -399,8 +399,10 @@ class KafkaRelayTest {
     @Test
     void aRateLimitIsSharedByTwoEnginesThroughTheDatabase() throws Exception {
         int perSecond = 5;
-        KafkaRelay one = relay(b -> b.destination(KafkaDestination.of("limited", topic).withRateLimit(perSecond)));
-        KafkaRelay two = relay(b -> b.destination(KafkaDestination.of("limited", topic).withRateLimit(perSecond)));
+        KafkaRelay one =
+                relay(b -> b.destination(KafkaDestination.of("limited", topic).withRateLimit(perSecond)));
+        KafkaRelay two =
+                relay(b -> b.destination(KafkaDestination.of("limited", topic).withRateLimit(perSecond)));
         Postbox first = engine(Postbox.builder(db).module(one));
         Postbox second = engine(Postbox.builder(db).module(two));
         // Both producers connected and knowing the topic, so that the two takes below are close together.
@@ -426,7 +428,8 @@ class KafkaRelayTest {
         assertThat(count("SELECT count(*) FROM outbox_job WHERE attempts = 0 AND state = 'pending'"))
                 .as("the rest waits, uncharged")
                 .isEqualTo(20 - sent);
-        assertThat(count("SELECT count(*) FROM outbox_rate_bucket WHERE endpoint = 'kafka:limited'")).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM outbox_rate_bucket WHERE endpoint = 'kafka:limited'"))
+                .isEqualTo(1);
     }
 
     private static List<JobRequest> requests(KafkaRelay relay, String prefix) {

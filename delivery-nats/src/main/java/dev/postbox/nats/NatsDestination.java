@@ -17,7 +17,8 @@ import org.jspecify.annotations.Nullable;
  *     second (a token bucket shared through the database, with a burst of one second's worth); 0 for
  *     no limit. Messages over it wait: their jobs are snoozed, no attempt spent, no worker held
  */
-public record NatsDestination(String name, String subject, @Nullable String expectedStream, int maxPerSecond) {
+public record NatsDestination(
+        String name, String subject, @Nullable String expectedStream, int maxPerSecond) {
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
     private static final Pattern SUBJECT = Pattern.compile("[^\\s*>.]+(\\.[^\\s*>.]+)*");

@@ -197,8 +197,11 @@ class NatsRelayTest {
         }
 
         await().atMost(Duration.ofSeconds(20)).until(() -> count("SELECT count(*) FROM outbox_job") == 0);
-        assertThat(stored(stream)).as("the rolled-back one never, the twice-sent one once").isEqualTo(1);
-        assertThat(jsm.getMessage(stream, 1).getHeaders().getFirst("Nats-Msg-Id")).isEqualTo("sent-1");
+        assertThat(stored(stream))
+                .as("the rolled-back one never, the twice-sent one once")
+                .isEqualTo(1);
+        assertThat(jsm.getMessage(stream, 1).getHeaders().getFirst("Nats-Msg-Id"))
+                .isEqualTo("sent-1");
     }
 
     /**
@@ -223,8 +226,8 @@ class NatsRelayTest {
         List<NatsRelay> relays = new ArrayList<>();
         List<Postbox> engines = new ArrayList<>();
         for (AtomicInteger completed : List.of(first, second)) {
-            NatsRelay relay = relay(b -> b.destination(
-                    NatsDestination.of("limited", subject, stream).withRateLimit(perSecond)));
+            NatsRelay relay = relay(b ->
+                    b.destination(NatsDestination.of("limited", subject, stream).withRateLimit(perSecond)));
             relays.add(relay);
             engines.add(build(Postbox.builder(db).module(relay).listener(new PostboxListener() {
                 @Override
@@ -248,7 +251,7 @@ class NatsRelayTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> arrivals.size() >= perSecond + 5);
         commit(engines.get(1), relays.get(1).message("orders", Map.of("n", "unlimited"), "unlimited-1"));
         await().atMost(Duration.ofSeconds(3))
-                .as("a destination without a limit is not held up by the limited one's backlog")
+                .alias("a destination without a limit is not held up by the limited one's backlog")
                 .until(() -> unlimitedArrivals.size() == 1);
         assertThat(count("SELECT count(*) FROM outbox_job WHERE endpoint = 'limited'"))
                 .as("the limited backlog is still waiting")
@@ -261,7 +264,9 @@ class NatsRelayTest {
         assertThat(span)
                 .as("(messages - burst) / rate seconds at least, for both engines together")
                 .isGreaterThan((messages - perSecond) / (double) perSecond * 0.9);
-        assertThat(busiestSecond(times)).as("rate + burst, with a little arrival jitter").isLessThanOrEqualTo(2 * perSecond + 2);
+        assertThat(busiestSecond(times))
+                .as("rate + burst, with a little arrival jitter")
+                .isLessThanOrEqualTo(2 * perSecond + 2);
         assertThat(first.get()).as("the first engine relayed some").isPositive();
         assertThat(second.get()).as("the second engine relayed some").isPositive();
         assertThat(count("SELECT max(attempts) FROM outbox_job_archive"))

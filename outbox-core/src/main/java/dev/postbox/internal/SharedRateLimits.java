@@ -64,7 +64,8 @@ public final class SharedRateLimits implements RateLimits {
                     + " characters, e.g. 'kafka:orders'");
         }
         if (!(perSecond > 0) || Double.isInfinite(perSecond)) {
-            throw new IllegalArgumentException("perSecond of rate limit '" + key + "' must be positive, was " + perSecond);
+            throw new IllegalArgumentException(
+                    "perSecond of rate limit '" + key + "' must be positive, was " + perSecond);
         }
         Require.positive(burst, "burst");
         return new SharedBucket(key, perSecond, burst);

@@ -68,7 +68,8 @@ public final class AmqpPublishHandler implements OutcomeHandler {
         }
         RelayMessage message = RelayMessage.of(job);
         try {
-            publisher.publish(destination.exchange(), destination.routingKey(), properties(job, message), message.body());
+            publisher.publish(
+                    destination.exchange(), destination.routingKey(), properties(job, message), message.body());
             return JobOutcome.done();
         } catch (ConfirmedPublisher.PublishFailure e) {
             return JobOutcome.retry(

@@ -87,16 +87,11 @@ public final class JetStreamPublishHandler implements OutcomeHandler, AutoClosea
             publish.expectedStream(expectedStream);
         }
         Headers headers = new Headers();
-        message.headers().forEach((name, value) -> headers.put(name, value));
+        message.headers().forEach((header, value) -> headers.put(header, value));
         headers.put("content-type", RelayMessage.CONTENT_TYPE);
         try {
-            PublishAck ack = connection()
-                    .jetStream()
-                    .publish(
-                            destination.subject(),
-                            headers,
-                            message.body(),
-                            publish.build());
+            PublishAck ack =
+                    connection().jetStream().publish(destination.subject(), headers, message.body(), publish.build());
             if (ack.getStream() == null) {
                 return JobOutcome.retry(failure(destination, "the acknowledgement names no stream"));
             }

@@ -96,7 +96,8 @@ class BrokerRelayEmittingTest {
     }
 
     private static void inTransaction(ApplicationContext context, Runnable work) {
-        new TransactionTemplate(context.getBean(PlatformTransactionManager.class)).executeWithoutResult(s -> work.run());
+        new TransactionTemplate(context.getBean(PlatformTransactionManager.class))
+                .executeWithoutResult(s -> work.run());
     }
 
     private List<GetResponse> receive(int expected) {
@@ -215,7 +216,12 @@ class BrokerRelayEmittingTest {
             assertThat(context).hasNotFailed();
             Postbox postbox = context.getBean(Postbox.class);
             module.engine = postbox;
-            inTransaction(context, () -> postbox.outbox().enqueue(JobRequest.builder("slow-relay").payload(Map.of()).build()));
+            inTransaction(
+                    context,
+                    () -> postbox.outbox()
+                            .enqueue(JobRequest.builder("slow-relay")
+                                    .payload(Map.of())
+                                    .build()));
             assertThat(module.started.await(20, TimeUnit.SECONDS)).isTrue();
             assertThat(module.atClose.get()).isNull();
         });
