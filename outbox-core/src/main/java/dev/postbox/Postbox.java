@@ -6,6 +6,7 @@ import dev.postbox.internal.JobStore;
 import dev.postbox.internal.JobWriter;
 import dev.postbox.internal.Require;
 import dev.postbox.internal.RetryPolicies;
+import dev.postbox.internal.SharedRateLimits;
 import dev.postbox.internal.WakeUps;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -70,7 +71,8 @@ public final class Postbox implements AutoCloseable {
                 config,
                 policies,
                 wakeUps);
-        PostboxModule.Context context = new PostboxModule.Context(outbox, admin, config);
+        PostboxModule.Context context =
+                new PostboxModule.Context(outbox, admin, config, new SharedRateLimits(b.dataSource));
         b.modules.forEach(module -> module.install(context));
     }
 
@@ -218,13 +220,15 @@ public final class Postbox implements AutoCloseable {
         }
 
         /**
-         * Adds a module: registers its handlers now, and {@link PostboxModule#install installs} it
+         * Adds a module: registers its handlers and batch handlers now, and {@link PostboxModule#install installs} it
          * with the engine's outbox and admin when {@link #build()} has built the engine.
          */
         public Builder module(PostboxModule module) {
             Require.notNull(module, "module");
             List<HandlerRegistration> registrations = Require.notNull(module.handlers(), "module.handlers()");
+            List<BatchHandlerRegistration> batches = Require.notNull(module.batchHandlers(), "module.batchHandlers()");
             registrations.forEach(this::handler);
+            batches.forEach(this::batchHandler);
             modules.add(module);
             return this;
         }

@@ -255,7 +255,8 @@ public final class EndpointRegistry {
     public Map<String, Double> rateFactors() {
         try {
             Map<String, Double> factors = new LinkedHashMap<>(rateLimits.factors());
-            factors.remove(RateLimitStore.GLOBAL);
+            // Only endpoints: not the global bucket, not the broker relays' ("kafka:orders") in the same table.
+            factors.keySet().removeIf(key -> !Endpoint.NAME.matcher(key).matches());
             return factors;
         } catch (SQLException e) {
             throw new IllegalStateException("Reading the webhook rate factors failed: " + e.getMessage(), e);
