@@ -60,6 +60,7 @@ final class Checker {
             intents(s, r);
             lostAndDuplicated(s, r);
             ghosts(s, r);
+            BrokerCheck.check(s, r);
             r.put("orderViolations", orderViolations(s));
             r.put(
                     "orderedKeysChecked",
@@ -240,7 +241,8 @@ final class Checker {
     /**
      * lost: committed intents with an expected target that holds no effect of theirs; duplicates:
      * effects beyond the first per (tx, seq, target); unexpected targets: effects of a committed
-     * intent where its kind sends none (an event at a non-subscriber, a local job at the receiver).
+     * intent where its kind sends none (an event at a non-subscriber, a local job at the receiver, a
+     * broker message of an intent for another broker). Broker intents are counted by {@link BrokerCheck}.
      */
     private static void lostAndDuplicated(Statement s, ChaosResult r) throws SQLException {
         String missing = "SELECT i.seq, i.kind, t.target FROM chaos_intent i JOIN " + TARGETS + " ON t.kind = i.kind"
@@ -275,13 +277,18 @@ final class Checker {
                 one(
                         s,
                         "SELECT count(*) FROM chaos_effect e JOIN chaos_intent i ON i.seq = e.seq AND i.tx = e.tx"
-                                + " WHERE i.committed AND NOT EXISTS (SELECT 1 FROM " + TARGETS
-                                + " WHERE t.kind = i.kind AND t.target = e.target)"));
+                                        + " WHERE i.committed AND NOT EXISTS (SELECT 1 FROM " + TARGETS
+                                        + " WHERE t.kind = i.kind AND t.target = e.target)")
+                        // a broker message of an intent for another broker, or for no broker at all
+                        + one(
+                                s,
+                                "SELECT count(*) FROM chaos_broker_message b JOIN chaos_intent i ON i.seq = b.seq"
+                                        + " AND i.tx = b.tx WHERE i.committed AND i.kind <> b.broker"));
     }
 
     /**
-     * ghosts: rolled-back intents with any trace (an effect, a request at the receiver, the order
-     * row), plus effects that match no intent the producer tried.
+     * ghosts: rolled-back intents with any trace (an effect, a request at the receiver, a broker
+     * message, the order row), plus effects and broker messages that match no intent the producer tried.
      */
     private static void ghosts(Statement s, ChaosResult r) throws SQLException {
         long rolledBack = one(
@@ -289,11 +296,16 @@ final class Checker {
                 "SELECT count(*) FROM chaos_intent i WHERE NOT i.committed AND ("
                         + " EXISTS (SELECT 1 FROM chaos_effect e WHERE e.seq = i.seq AND e.tx = i.tx)"
                         + " OR EXISTS (SELECT 1 FROM chaos_delivery d WHERE d.seq = i.seq AND d.tx = i.tx)"
+                        + " OR EXISTS (SELECT 1 FROM chaos_broker_message b WHERE b.seq = i.seq AND b.tx = i.tx)"
                         + " OR EXISTS (SELECT 1 FROM chaos_order o WHERE o.tx = i.tx))");
         long unmatched = one(
-                s,
-                "SELECT count(*) FROM chaos_effect e WHERE NOT EXISTS"
-                        + " (SELECT 1 FROM chaos_intent i WHERE i.seq = e.seq AND i.tx = e.tx)");
+                        s,
+                        "SELECT count(*) FROM chaos_effect e WHERE NOT EXISTS"
+                                + " (SELECT 1 FROM chaos_intent i WHERE i.seq = e.seq AND i.tx = e.tx)")
+                + one(
+                        s,
+                        "SELECT count(*) FROM chaos_broker_message b WHERE NOT EXISTS"
+                                + " (SELECT 1 FROM chaos_intent i WHERE i.seq = b.seq AND i.tx = b.tx)");
         r.put("ghosts", rolledBack + unmatched);
         r.put("ghostsRolledBack", rolledBack);
         r.put("ghostsUnmatchedEffects", unmatched);
