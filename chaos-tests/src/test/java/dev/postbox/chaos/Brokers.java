@@ -143,10 +143,18 @@ final class Brokers implements AutoCloseable {
             KraftBroker broker = new KraftBroker(1, PARTITIONS);
             broker.brokerProperty("auto.create.topics.enable", "false");
             broker.afterPropertiesSet();
-            Runtime.getRuntime().addShutdownHook(new Thread(broker::destroy, "chaos-kafka-stop"));
+            Runtime.getRuntime().addShutdownHook(new Thread(Brokers::stopKafka, "chaos-kafka-stop"));
             kafkaBroker = broker;
         }
         return kafkaBroker.getBrokersAsString();
+    }
+
+    /** Stops this JVM's Kafka broker if it runs (the runs that follow in the JVM need none). */
+    static synchronized void stopKafka() {
+        if (kafkaBroker != null) {
+            kafkaBroker.destroy();
+            kafkaBroker = null;
+        }
     }
 
     /**

@@ -82,6 +82,10 @@ public final class ChaosRun {
                 config.seed());
         System.out.println("CHAOS SEED " + config.seed() + " (" + config.name() + ")");
         ChaosConfig.Server server = config.server();
+        if (withBrokers()) {
+            // the Kafka broker starts while the database is made (Brokers.create waits for it)
+            java.util.concurrent.CompletableFuture.runAsync(Brokers::kafkaBootstrap);
+        }
         try (OwnedPostgres owned = server.jdbcUrl() == null && server.own() ? OwnedPostgres.start() : null) {
             String adminUrl = server.jdbcUrl() != null
                     ? server.jdbcUrl()
@@ -99,12 +103,7 @@ public final class ChaosRun {
     private ChaosResult run(RunDatabase db, HikariDataSource ds, HikariDataSource receiverDs, OwnedPostgres owned)
             throws Exception {
         Map<String, WebhookSecret> secrets = ChaosEndpoints.newSecrets();
-        // Broker traffic rides on the Spring Boot runs of every kind; a control run carries it only when
-        // one of its defects is a broken relay (the quiet controls need none, and time is short in CI).
-        boolean withBrokers = config.engine().springBoot()
-                && config.workload().mixedKinds()
-                && (config.controls().isEmpty() || brokerControls());
-        try (Brokers brokerDestinations = withBrokers ? Brokers.create(config.name()) : null;
+        try (Brokers brokerDestinations = withBrokers() ? Brokers.create(config.name()) : null;
                 Receiver receiver = new Receiver(
                         receiverDs,
                         config.receiver(),
@@ -434,6 +433,16 @@ public final class ChaosRun {
 
     /** Incarnations a run with broker relay defects halts between a broker's ack and the completion. */
     static final int BROKER_CONTROL_HALTS = 9;
+
+    /**
+     * Broker traffic rides on the Spring Boot runs of every kind; a control run carries it only when
+     * one of its defects is a broken relay (the quiet controls need none, and time is short in CI).
+     */
+    private boolean withBrokers() {
+        return config.engine().springBoot()
+                && config.workload().mixedKinds()
+                && (config.controls().isEmpty() || brokerControls());
+    }
 
     private boolean brokerControls() {
         return config.controls().stream().anyMatch(c -> c.brokerRelayProperty() != null);

@@ -3,6 +3,7 @@ package dev.postbox.chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -115,6 +116,11 @@ class ChaosTest {
         ChaosResult r = faultControls();
         assertCaught(r, Control.KAFKA_WITHOUT_RECORD_KEY);
         assertThat(r.count("kafkaRecordKeyMismatches")).isPositive();
+    }
+
+    @AfterAll
+    void stopTheKafkaBroker() {
+        Brokers.stopKafka(); // the crash storm and the incident, later in this JVM, relay nothing
     }
 
     private static void assertCaught(ChaosResult r, Control control) {
