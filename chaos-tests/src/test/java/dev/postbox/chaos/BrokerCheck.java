@@ -30,8 +30,8 @@ final class BrokerCheck {
 
     static void check(Statement s, ChaosResult r) throws SQLException {
         for (String b : Brokers.ALL) {
-            String intents = "SELECT i.tx, i.seq, i.ordering_key FROM chaos_intent i WHERE i.committed AND i.kind = '"
-                    + b + "'";
+            String intents =
+                    "SELECT i.tx, i.seq, i.ordering_key FROM chaos_intent i WHERE i.committed AND i.kind = '" + b + "'";
             String messages = "SELECT * FROM chaos_broker_message WHERE broker = '" + b + "'";
             r.put(b + "Intents", Checker.one(s, "SELECT count(*) FROM (" + intents + ") i"));
             r.put(b + "Messages", Checker.one(s, "SELECT count(*) FROM (" + messages + ") m"));

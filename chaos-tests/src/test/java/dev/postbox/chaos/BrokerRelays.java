@@ -173,7 +173,9 @@ final class BrokerRelays implements PostboxModule, PostboxCustomizer, AutoClosea
                 job.queue(),
                 job.kind(),
                 job.payloadJson(),
-                newKey ? job.stableKey() + "~attempt-" + job.attempt() : job.idempotencyKey().orElse(null),
+                newKey
+                        ? job.stableKey() + "~attempt-" + job.attempt()
+                        : job.idempotencyKey().orElse(null),
                 noRecordKey ? null : job.orderingKey().orElse(null),
                 job.endpoint().orElse(null),
                 job.attempt(),

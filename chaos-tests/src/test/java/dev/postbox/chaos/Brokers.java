@@ -117,8 +117,10 @@ final class Brokers implements AutoCloseable {
                 Channel ch = c.createChannel()) {
             ch.queueDeclare(b.queue, false, false, false, null);
         } catch (IOException | java.util.concurrent.TimeoutException e) {
-            throw new IllegalStateException("RabbitMQ does not answer on " + RABBIT_HOST + ":" + RABBIT_PORT
-                    + " (guest/guest): start it (.ci/run starts it when it is down)", e);
+            throw new IllegalStateException(
+                    "RabbitMQ does not answer on " + RABBIT_HOST + ":" + RABBIT_PORT
+                            + " (guest/guest): start it (.ci/run starts it when it is down)",
+                    e);
         }
         try (io.nats.client.Connection c = Nats.connect(natsOptions())) {
             c.jetStreamManagement()
@@ -129,11 +131,18 @@ final class Brokers implements AutoCloseable {
                             .duplicateWindow(DUPLICATE_WINDOW)
                             .build());
         } catch (IOException e) {
-            throw new IllegalStateException("NATS with JetStream does not answer on " + NATS_URL
-                    + ": start it with -js (.ci/run starts it when it is down)", e);
+            throw new IllegalStateException(
+                    "NATS with JetStream does not answer on " + NATS_URL
+                            + ": start it with -js (.ci/run starts it when it is down)",
+                    e);
         }
-        log.info("broker destinations: Kafka topic {} at {}, RabbitMQ queue {}, NATS stream {} ({})",
-                b.topic, kafkaBootstrap(), b.queue, b.stream, b.subject);
+        log.info(
+                "broker destinations: Kafka topic {} at {}, RabbitMQ queue {}, NATS stream {} ({})",
+                b.topic,
+                kafkaBootstrap(),
+                b.queue,
+                b.stream,
+                b.subject);
         return b;
     }
 
@@ -263,11 +272,16 @@ final class Brokers implements AutoCloseable {
 
     private void readKafka(List<Read> read) {
         Map<String, Object> config = Map.of(
-                "bootstrap.servers", kafkaBootstrap(),
-                "key.deserializer", ByteArrayDeserializer.class,
-                "value.deserializer", ByteArrayDeserializer.class,
-                "enable.auto.commit", "false",
-                "auto.offset.reset", "earliest");
+                "bootstrap.servers",
+                kafkaBootstrap(),
+                "key.deserializer",
+                ByteArrayDeserializer.class,
+                "value.deserializer",
+                ByteArrayDeserializer.class,
+                "enable.auto.commit",
+                "false",
+                "auto.offset.reset",
+                "earliest");
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config)) {
             List<TopicPartition> partitions = new ArrayList<>();
             for (int p = 0; p < PARTITIONS; p++) {
@@ -279,8 +293,8 @@ final class Brokers implements AutoCloseable {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
             while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
                 if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("reading Kafka topic " + topic + " did not reach its end offsets "
-                            + end + " within 120 s");
+                    throw new IllegalStateException(
+                            "reading Kafka topic " + topic + " did not reach its end offsets " + end + " within 120 s");
                 }
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
                     Header key = r.headers().lastHeader("postbox-key");
@@ -302,8 +316,7 @@ final class Brokers implements AutoCloseable {
             long position = 0;
             GetResponse r;
             while ((r = ch.basicGet(queue, true)) != null) {
-                read.add(new Read(
-                        AMQP, 0, position++, r.getProps().getMessageId(), null, utf8(r.getBody())));
+                read.add(new Read(AMQP, 0, position++, r.getProps().getMessageId(), null, utf8(r.getBody())));
             }
         }
     }
@@ -312,7 +325,9 @@ final class Brokers implements AutoCloseable {
         try (io.nats.client.Connection c = Nats.connect(natsOptions())) {
             JetStreamManagement jsm = c.jetStreamManagement();
             StreamState state = jsm.getStreamInfo(stream).getStreamState();
-            for (long seq = state.getFirstSequence(); state.getMsgCount() > 0 && seq <= state.getLastSequence(); seq++) {
+            for (long seq = state.getFirstSequence();
+                    state.getMsgCount() > 0 && seq <= state.getLastSequence();
+                    seq++) {
                 MessageInfo m;
                 try {
                     m = jsm.getMessage(stream, seq);

@@ -133,8 +133,7 @@ public final class ChaosRun {
                         WorkerMain.class.getName(),
                         logDir.resolve("cds-training.out"));
             }
-            Producer producer =
-                    new Producer(config, ds, postbox.outbox(), http.webhooks(), brokers, random.split());
+            Producer producer = new Producer(config, ds, postbox.outbox(), http.webhooks(), brokers, random.split());
             CronDeploys cron = new CronDeploys(ds);
             boolean mixed = config.workload().mixedKinds();
             if (mixed) {

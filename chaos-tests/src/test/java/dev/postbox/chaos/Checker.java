@@ -275,8 +275,8 @@ final class Checker {
         r.put(
                 "unexpectedTargets",
                 one(
-                        s,
-                        "SELECT count(*) FROM chaos_effect e JOIN chaos_intent i ON i.seq = e.seq AND i.tx = e.tx"
+                                s,
+                                "SELECT count(*) FROM chaos_effect e JOIN chaos_intent i ON i.seq = e.seq AND i.tx = e.tx"
                                         + " WHERE i.committed AND NOT EXISTS (SELECT 1 FROM " + TARGETS
                                         + " WHERE t.kind = i.kind AND t.target = e.target)")
                         // a broker message of an intent for another broker, or for no broker at all

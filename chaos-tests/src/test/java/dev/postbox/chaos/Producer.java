@@ -307,9 +307,10 @@ final class Producer {
                 }
             }
             case EVENT -> webhooks.publish(ChaosEndpoints.EVENT_TYPE, payload, key);
-            case Brokers.KAFKA, Brokers.AMQP, Brokers.NATS -> outbox.enqueue(brokers.message(i.kind(), payload, key)
-                    .orderingKey(i.orderingKey())
-                    .build());
+            case Brokers.KAFKA, Brokers.AMQP, Brokers.NATS ->
+                outbox.enqueue(brokers.message(i.kind(), payload, key)
+                        .orderingKey(i.orderingKey())
+                        .build());
             default -> {
                 JobRequest.Builder request = JobRequest.builder(i.kind())
                         .payload(payload)
