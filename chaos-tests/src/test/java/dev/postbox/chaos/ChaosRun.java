@@ -451,8 +451,8 @@ public final class ChaosRun {
      * The broker relay controls need halts between a broker's acknowledgement and the completion
      * (redeliveries) and halts while a broken relay still holds messages (losses), whatever the
      * profile's crash-point share: the first {@value #BROKER_CONTROL_HALTS} incarnations are armed at
-     * {@code after-handler} on a job of each broker in turn, the later ones not (the run's other
-     * controls then have the fleet to themselves).
+     * {@code after-handler} on a job of each broker in turn, after 2-5 s of work, the later ones not
+     * (the run's other controls then have the fleet to themselves).
      */
     private void brokerControlCrashPlan(Map<String, String> p, String workerId) {
         if (armed.get() >= BROKER_CONTROL_HALTS) {
@@ -461,7 +461,9 @@ public final class ChaosRun {
         String broker = Brokers.ALL.get(armed.getAndIncrement() % Brokers.ALL.size());
         p.put("chaos.crash.point", CrashPoints.Point.AFTER_HANDLER.label);
         p.put("chaos.crash.kind", Brokers.jobKind(broker));
-        p.put("chaos.crash.afterMs", Long.toString(300 + crashPlans.nextLong(1_700)));
+        // after 2-5 s of work: a fresh worker's first Kafka batch waits for its producer to connect,
+        // so an earlier halt catches no completed message that the broken relay still holds
+        p.put("chaos.crash.afterMs", Long.toString(2_000 + crashPlans.nextLong(3_000)));
         brokerCrashPlans.put(workerId, broker);
     }
 
