@@ -49,7 +49,7 @@ final class BrokerRelays implements PostboxModule, PostboxCustomizer, AutoClosea
     static final String KAFKA_WITHOUT_RECORD_KEY = "chaos.control.kafkaWithoutRecordKey";
 
     /** How long the fire-and-forget relay of {@link #COMPLETES_BEFORE_ACK} holds a message before it publishes it. */
-    static final Duration DEFERRED = Duration.ofSeconds(3);
+    static final Duration DEFERRED = Duration.ofSeconds(8);
 
     private final KafkaRelay kafka;
     private final AmqpRelay amqp;

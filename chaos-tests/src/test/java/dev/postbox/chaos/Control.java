@@ -25,7 +25,7 @@ enum Control {
     CHARGE_AT_CLAIM("chargeAtClaim", "unexpectedDeadLetters"),
     /**
      * Harness (worker): the broker relays complete unordered messages with an even seq before the
-     * broker has them, and publish them 3 s later (fire and forget); a worker that dies meanwhile
+     * broker has them, and publish them 8 s later (fire and forget); a worker that dies meanwhile
      * loses them. Moves {@code kafkaLost}, {@code amqpLost} and {@code natsLost}.
      */
     BROKER_COMPLETES_BEFORE_ACK(null, "kafkaLost"),
