@@ -68,6 +68,7 @@ final class BrokerRelays implements PostboxModule, PostboxCustomizer, AutoClosea
     BrokerRelays(CrashPoints crash, JsonCodec codec) {
         this.crash = crash;
         this.codec = codec;
+        warmUpKafka(WorkerMain.required("chaos.kafka.bootstrap"), WorkerMain.required("chaos.kafka.topic"));
         this.kafka = KafkaRelay.builder(Map.of("bootstrap.servers", WorkerMain.required("chaos.kafka.bootstrap")))
                 .destination(KafkaDestination.of(Brokers.DESTINATION, WorkerMain.required("chaos.kafka.topic")))
                 .retryPolicy(WorkerMain.REGULAR)
@@ -86,6 +87,30 @@ final class BrokerRelays implements PostboxModule, PostboxCustomizer, AutoClosea
                 .retryPolicy(WorkerMain.REGULAR)
                 .ackTimeout(Duration.ofSeconds(5))
                 .build();
+    }
+
+    /**
+     * Loads the Kafka client and asks for the topic's partitions before the worker is READY: a fresh
+     * worker's first batch otherwise waits seconds for both on a busy box, and an incarnation killed
+     * meanwhile never completes one (nor halts after a Kafka acknowledgement). The relay's own
+     * producer still connects on first use.
+     */
+    private static void warmUpKafka(String bootstrap, String topic) {
+        Map<String, Object> config = Map.of(
+                "bootstrap.servers",
+                bootstrap,
+                "key.serializer",
+                org.apache.kafka.common.serialization.ByteArraySerializer.class,
+                "value.serializer",
+                org.apache.kafka.common.serialization.ByteArraySerializer.class,
+                "max.block.ms",
+                10_000);
+        try (org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]> producer =
+                new org.apache.kafka.clients.producer.KafkaProducer<>(config)) {
+            producer.partitionsFor(topic);
+        } catch (RuntimeException e) {
+            // the relay connects on its own when the first batch comes
+        }
     }
 
     /** The AMQP and NATS handlers, wrapped. */
