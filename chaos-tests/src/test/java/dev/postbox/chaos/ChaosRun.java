@@ -397,13 +397,14 @@ public final class ChaosRun {
      * or a broker relay's job (after the broker's acknowledgement, before the completion), in turn.
      */
     private static final List<String> AFTER_HANDLER_TARGETS =
-            java.util.Arrays.asList(null, Brokers.KAFKA, Brokers.AMQP, Brokers.NATS);
+            java.util.Arrays.asList(null, Brokers.KAFKA, null, Brokers.AMQP, null, Brokers.NATS);
 
     /**
      * Arms a share of the incarnations with one crash point each, the points in turn (so each gets
      * its share of halts), halting at the point's first event after a uniform 0.3 s..{@code
-     * crashDelayMax} of work. With brokers, three in four {@code after-handler} points wait for a job
-     * of one broker's relay (the brokers in turn): a halt between the broker's acknowledgement and the
+     * crashDelayMax} of work. With brokers, every other {@code after-handler} point waits for a job of
+     * one broker's relay (the brokers in turn; a point that waits for one kind fires later, and a
+     * killed incarnation never): a halt between the broker's acknowledgement and the
      * completion's commit.
      */
     private void crashPlan(Map<String, String> p, String workerId) {
