@@ -201,8 +201,12 @@ public record ChaosConfig(
 
     /**
      * The controls whose defects need faults: an unfenced completion (SIGSTOP zombies on every tick,
-     * no kills, crash points or connection kills, so a duplicate local effect can only come from a
-     * stale token) and a webhook id that changes on retry (receiver timeouts after applying).
+     * no kills or connection kills, so a duplicate local effect can only come from a stale token: a
+     * crash-point halt never commits a transactional effect twice), a webhook id that changes on retry
+     * (receiver timeouts after applying), and the broken broker relays (a relay that completes before
+     * the broker's ack, a key that changes per attempt, Kafka records without the record key), whose
+     * redeliveries and losses come from the first incarnations halting between a broker's ack and the
+     * completion ({@link ChaosRun#BROKER_CONTROL_HALTS}).
      */
     static ChaosConfig faultControls() {
         ChaosConfig ci = ci();
@@ -235,7 +239,12 @@ public record ChaosConfig(
                         Duration.ZERO,
                         Duration.ofSeconds(5)))
                 .with(Coverage.none())
-                .with(EnumSet.of(Control.UNFENCED_COMPLETION, Control.WEBHOOK_ID_PER_ATTEMPT));
+                .with(EnumSet.of(
+                        Control.UNFENCED_COMPLETION,
+                        Control.WEBHOOK_ID_PER_ATTEMPT,
+                        Control.BROKER_COMPLETES_BEFORE_ACK,
+                        Control.BROKER_KEY_PER_ATTEMPT,
+                        Control.KAFKA_WITHOUT_RECORD_KEY));
     }
 
     /**

@@ -29,7 +29,18 @@ public final class ChaosResult {
             "receiverSignatureRejections",
             "notTerminal",
             "producerFailures",
-            "unexpectedWorkerExits");
+            "unexpectedWorkerExits",
+            // the broker destinations (BrokerCheck); Kafka's and RabbitMQ's plain duplicates are
+            // at-least-once delivery, reported but not failures
+            "kafkaLost",
+            "amqpLost",
+            "natsLost",
+            "natsDuplicates",
+            "kafkaDuplicatesAfterKeyDedupe",
+            "amqpDuplicatesAfterKeyDedupe",
+            "natsDuplicatesAfterKeyDedupe",
+            "kafkaOrderViolations",
+            "kafkaRecordKeyMismatches");
 
     private final Map<String, Object> values = new LinkedHashMap<>();
     private final List<String> coverageGaps = new ArrayList<>();
@@ -98,6 +109,13 @@ public final class ChaosResult {
                 "attemptsChargedWithoutStart",
                 "chargesUnexplained",
                 "cronMisfires",
+                "kafkaLost",
+                "amqpLost",
+                "natsLost",
+                "kafkaDuplicates",
+                "amqpDuplicates",
+                "natsDuplicates",
+                "kafkaOrderViolations",
                 "notTerminal",
                 "workerKills",
                 "crashPointHalts",

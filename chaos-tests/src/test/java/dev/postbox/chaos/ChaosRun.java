@@ -47,6 +47,12 @@ public final class ChaosRun {
     private final Map<CrashPoints.Point, AtomicInteger> halts = new EnumMap<>(CrashPoints.Point.class);
     private final AtomicInteger unexpectedExits = new AtomicInteger();
     private final AtomicInteger armed = new AtomicInteger();
+    /** Halts at {@code after-handler} on a broker relay's job (after the broker's ack), by broker. */
+    private final Map<String, AtomicInteger> haltsAfterBrokerAck = new TreeMap<>();
+    /** The broker whose jobs an incarnation's {@code after-handler} point waits for, by worker id. */
+    private final Map<String, String> brokerCrashPlans = new java.util.concurrent.ConcurrentHashMap<>();
+    /** The run's broker destinations; null in a run without broker traffic (plain-engine workers). */
+    private Brokers brokers;
 
     public ChaosRun(ChaosConfig config) {
         this.config = config;
@@ -54,6 +60,9 @@ public final class ChaosRun {
         this.crashPlans = random.split();
         for (CrashPoints.Point p : CrashPoints.Point.values()) {
             halts.put(p, new AtomicInteger());
+        }
+        for (String b : Brokers.ALL) {
+            haltsAfterBrokerAck.put(b, new AtomicInteger());
         }
     }
 
@@ -73,6 +82,10 @@ public final class ChaosRun {
                 config.seed());
         System.out.println("CHAOS SEED " + config.seed() + " (" + config.name() + ")");
         ChaosConfig.Server server = config.server();
+        if (withBrokers()) {
+            // the Kafka broker starts while the database is made (Brokers.create waits for it)
+            java.util.concurrent.CompletableFuture.runAsync(Brokers::kafkaBootstrap);
+        }
         try (OwnedPostgres owned = server.jdbcUrl() == null && server.own() ? OwnedPostgres.start() : null) {
             String adminUrl = server.jdbcUrl() != null
                     ? server.jdbcUrl()
@@ -90,7 +103,8 @@ public final class ChaosRun {
     private ChaosResult run(RunDatabase db, HikariDataSource ds, HikariDataSource receiverDs, OwnedPostgres owned)
             throws Exception {
         Map<String, WebhookSecret> secrets = ChaosEndpoints.newSecrets();
-        try (Receiver receiver = new Receiver(
+        try (Brokers brokerDestinations = withBrokers() ? Brokers.create(config.name()) : null;
+                Receiver receiver = new Receiver(
                         receiverDs,
                         config.receiver(),
                         random.nextLong(),
@@ -104,6 +118,7 @@ public final class ChaosRun {
                                         .build())
                                 .build())
                         .build()) {
+            brokers = brokerDestinations;
             ChaosEndpoints.register(http.endpoints(), receiver, secrets);
             // The producer's side of Postbox and delivery-http; never started.
             Postbox postbox = Postbox.builder(ds).module(http).build();
@@ -118,7 +133,7 @@ public final class ChaosRun {
                         WorkerMain.class.getName(),
                         logDir.resolve("cds-training.out"));
             }
-            Producer producer = new Producer(config, ds, postbox.outbox(), http.webhooks(), random.split());
+            Producer producer = new Producer(config, ds, postbox.outbox(), http.webhooks(), brokers, random.split());
             CronDeploys cron = new CronDeploys(ds);
             boolean mixed = config.workload().mixedKinds();
             if (mixed) {
@@ -168,6 +183,7 @@ public final class ChaosRun {
                 long drainedAt = System.nanoTime();
                 timeline.add(drained ? "drained" : "drain deadline passed", "-", "");
                 fleet.close();
+                Map<String, Long> brokerMessagesRead = brokers == null ? Map.of() : brokers.consumeInto(ds);
                 List<Incarnation> incarnations = fleet.incarnations();
                 WorkerLogs logs = WorkerLogs.read(logDir);
                 Checker checker = new Checker(ds, cron);
@@ -195,6 +211,10 @@ public final class ChaosRun {
                 result.put("crashPointIncarnationsArmed", (long) armed.get());
                 result.put("crashPointHalts", haltsByPoint());
                 result.put("crashPointMarkers", logs.crashPoints());
+                if (brokers != null) {
+                    result.put("crashPointHaltsAfterBrokerAck", haltsAfterBrokerAck());
+                    result.put("brokerMessagesRead", brokerMessagesRead);
+                }
                 result.put("unexpectedWorkerExits", (long) unexpectedExits.get());
                 result.put("zombieStops", zombies.stops());
                 result.put("zombieStopsFenced", zombies.stopsFenced());
@@ -239,6 +259,13 @@ public final class ChaosRun {
             for (AtomicInteger n : halts.values()) {
                 if (n.get() < min.haltsPerCrashPoint()) {
                     return false;
+                }
+            }
+            if (brokers != null && min.haltsPerCrashPoint() > 0) {
+                for (AtomicInteger n : haltsAfterBrokerAck.values()) {
+                    if (n.get() < 1) {
+                        return false;
+                    }
                 }
             }
             // fenced zombie stops are known only when the run is checked: four times as many stops
@@ -342,9 +369,17 @@ public final class ChaosRun {
         if (config.controls().contains(Control.LOST)) {
             p.put("chaos.control.lost", "true");
         }
+        if (brokers != null) {
+            p.putAll(brokers.workerProperties());
+            for (Control c : config.controls()) {
+                if (c.brokerRelayProperty() != null) {
+                    p.put(c.brokerRelayProperty(), "true");
+                }
+            }
+        }
         engineControls(p);
         if (slot != null) {
-            crashPlan(p);
+            crashPlan(p, workerId);
         }
         return p;
     }
@@ -358,22 +393,85 @@ public final class ChaosRun {
     }
 
     /**
+     * What the {@code after-handler} point of the n-th incarnation armed with it waits for: any job,
+     * or a broker relay's job (after the broker's acknowledgement, before the completion), in turn.
+     */
+    private static final List<String> AFTER_HANDLER_TARGETS =
+            java.util.Arrays.asList(null, Brokers.KAFKA, null, Brokers.AMQP, null, Brokers.NATS);
+
+    /**
      * Arms a share of the incarnations with one crash point each, the points in turn (so each gets
      * its share of halts), halting at the point's first event after a uniform 0.3 s..{@code
-     * crashDelayMax} of work.
+     * crashDelayMax} of work. With brokers, every other {@code after-handler} point waits for a job of
+     * one broker's relay (the brokers in turn; a point that waits for one kind fires later, and a
+     * killed incarnation never): a halt between the broker's acknowledgement and the
+     * completion's commit.
      */
-    private void crashPlan(Map<String, String> p) {
+    private void crashPlan(Map<String, String> p, String workerId) {
         ChaosConfig.Faults f = config.faults();
         synchronized (crashPlans) {
+            if (brokers != null && brokerControls()) {
+                brokerControlCrashPlan(p, workerId);
+                return;
+            }
             if (f.crashPointShare() <= 0 || crashPlans.nextDouble() >= f.crashPointShare()) {
                 return;
             }
             CrashPoints.Point[] points = CrashPoints.Point.values();
-            CrashPoints.Point point = points[armed.getAndIncrement() % points.length];
+            int n = armed.getAndIncrement();
+            CrashPoints.Point point = points[n % points.length];
             p.put("chaos.crash.point", point.label);
+            String broker = AFTER_HANDLER_TARGETS.get((n / points.length) % AFTER_HANDLER_TARGETS.size());
+            if (brokers != null && point == CrashPoints.Point.AFTER_HANDLER && broker != null) {
+                p.put("chaos.crash.kind", Brokers.jobKind(broker));
+                brokerCrashPlans.put(workerId, broker);
+            }
             long max = f.crashDelayMax().toMillis();
             p.put("chaos.crash.afterMs", Long.toString(300 + crashPlans.nextLong(Math.max(1, max - 300))));
         }
+    }
+
+    /** Incarnations a run with broker relay defects halts between a broker's ack and the completion. */
+    static final int BROKER_CONTROL_HALTS = 9;
+
+    /**
+     * Broker traffic rides on the Spring Boot runs of every kind; a control run carries it only when
+     * one of its defects is a broken relay (the quiet controls need none, and time is short in CI).
+     */
+    private boolean withBrokers() {
+        return config.engine().springBoot()
+                && config.workload().mixedKinds()
+                && (config.controls().isEmpty() || brokerControls());
+    }
+
+    private boolean brokerControls() {
+        return config.controls().stream().anyMatch(c -> c.brokerRelayProperty() != null);
+    }
+
+    /**
+     * The broker relay controls need halts between a broker's acknowledgement and the completion
+     * (redeliveries) and halts while a broken relay still holds messages (losses), whatever the
+     * profile's crash-point share: the first {@value #BROKER_CONTROL_HALTS} incarnations are armed at
+     * {@code after-handler} on a job of each broker in turn, after 2-5 s of work, the later ones not
+     * (the run's other controls then have the fleet to themselves).
+     */
+    private void brokerControlCrashPlan(Map<String, String> p, String workerId) {
+        if (armed.get() >= BROKER_CONTROL_HALTS) {
+            return;
+        }
+        String broker = Brokers.ALL.get(armed.getAndIncrement() % Brokers.ALL.size());
+        p.put("chaos.crash.point", CrashPoints.Point.AFTER_HANDLER.label);
+        p.put("chaos.crash.kind", Brokers.jobKind(broker));
+        // after 2-5 s of work: a fresh worker's first Kafka batch waits for its producer to connect,
+        // so an earlier halt catches no completed message that the broken relay still holds
+        p.put("chaos.crash.afterMs", Long.toString(2_000 + crashPlans.nextLong(3_000)));
+        brokerCrashPlans.put(workerId, broker);
+    }
+
+    private Map<String, Long> haltsAfterBrokerAck() {
+        Map<String, Long> m = new TreeMap<>();
+        haltsAfterBrokerAck.forEach((broker, n) -> m.put(broker, (long) n.get()));
+        return m;
     }
 
     private Map<String, Long> haltsByPoint() {
@@ -398,6 +496,10 @@ public final class ChaosRun {
             CrashPoints.Point point = CrashPoints.Point.byExitStatus(status);
             if (point != null) {
                 halts.get(point).incrementAndGet();
+                String broker = brokerCrashPlans.get(i.workerId());
+                if (point == CrashPoints.Point.AFTER_HANDLER && broker != null) {
+                    haltsAfterBrokerAck.get(broker).incrementAndGet();
+                }
             } else {
                 unexpectedExits.incrementAndGet();
             }

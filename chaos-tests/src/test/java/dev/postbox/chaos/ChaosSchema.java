@@ -43,6 +43,14 @@ final class ChaosSchema {
                     + " webhook_id text, tx bigint, seq bigint, fault text NOT NULL, applied boolean NOT NULL,"
                     + " arrival_ms bigint NOT NULL, sent_s bigint)");
             s.execute("CREATE INDEX ON chaos_delivery (seq)");
+            // Every message a consumer read from the broker destinations after the drain (Brokers): the
+            // broker, where it stood (Kafka partition and offset; the queue's or stream's order), the
+            // producer's tx and seq from the body, the key a consumer deduplicates by (Kafka's
+            // postbox-key header, AMQP message-id, Nats-Msg-Id) and Kafka's record key.
+            s.execute("CREATE TABLE chaos_broker_message (id bigserial PRIMARY KEY, broker text NOT NULL,"
+                    + " part int NOT NULL, pos bigint NOT NULL, tx bigint, seq bigint, msg_key text,"
+                    + " record_key text)");
+            s.execute("CREATE INDEX ON chaos_broker_message (seq)");
             // Cron fires as the handler saw them: the fire instant from the job's payload.
             s.execute("CREATE TABLE chaos_cron_fire (id bigserial PRIMARY KEY, fire_at timestamptz NOT NULL,"
                     + " worker text NOT NULL, applied_at timestamptz NOT NULL DEFAULT clock_timestamp())");

@@ -3,6 +3,7 @@ package dev.postbox.chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -83,6 +84,43 @@ class ChaosTest {
     @Order(8)
     void aSenderThatChangesTheWebhookIdOnRetryIsCaught() throws Exception {
         assertCaught(faultControls(), Control.WEBHOOK_ID_PER_ATTEMPT);
+    }
+
+    @Test
+    @Order(9)
+    void aBrokerRelayThatCompletesBeforeTheAcknowledgementIsCaughtAsLost() throws Exception {
+        ChaosResult r = faultControls();
+        assertCaught(r, Control.BROKER_COMPLETES_BEFORE_ACK);
+        // every broker's count moves: the halts come while each relay still holds messages
+        assertThat(r.count("amqpLost")).as("amqpLost").isPositive();
+        assertThat(r.count("natsLost")).as("natsLost").isPositive();
+    }
+
+    @Test
+    @Order(10)
+    void aBrokerKeyThatChangesOnRedeliveryIsCaught() throws Exception {
+        ChaosResult r = faultControls();
+        // JetStream stores the republished copy (its Nats-Msg-Id is new)
+        assertCaught(r, Control.BROKER_KEY_PER_ATTEMPT);
+        // a consumer deduplicating by the key applies redelivered copies twice, at every broker
+        for (String broker : Brokers.ALL) {
+            assertThat(r.count(broker + "DuplicatesAfterKeyDedupe"))
+                    .as(broker + "DuplicatesAfterKeyDedupe")
+                    .isPositive();
+        }
+    }
+
+    @Test
+    @Order(11)
+    void aKafkaRelayThatDropsTheRecordKeyIsCaught() throws Exception {
+        ChaosResult r = faultControls();
+        assertCaught(r, Control.KAFKA_WITHOUT_RECORD_KEY);
+        assertThat(r.count("kafkaRecordKeyMismatches")).isPositive();
+    }
+
+    @AfterAll
+    void stopTheKafkaBroker() {
+        Brokers.stopKafka(); // the crash storm and the incident, later in this JVM, relay nothing
     }
 
     private static void assertCaught(ChaosResult r, Control control) {

@@ -53,6 +53,9 @@ final class Checker {
             loadStarts(c, logs);
             loadWorkerFaults(c, incarnations);
             // once, after the run: every count below reads it
+            s.execute("CREATE TABLE chaos_batch_start AS " + batchStarts());
+            s.execute("CREATE INDEX ON chaos_batch_start (worker, started_at)");
+            s.execute("CREATE INDEX ON chaos_batch_start (job_id)");
             s.execute("CREATE TABLE chaos_charge AS " + chargesWithoutStart());
             // Commit outcomes the producer could not observe are decided by the business row.
             r.put("intentsOutcomeResolvedLater", (long) s.executeUpdate("UPDATE chaos_intent i SET committed ="
@@ -60,6 +63,7 @@ final class Checker {
             intents(s, r);
             lostAndDuplicated(s, r);
             ghosts(s, r);
+            BrokerCheck.check(s, r);
             r.put("orderViolations", orderViolations(s));
             r.put(
                     "orderedKeysChecked",
@@ -155,10 +159,38 @@ final class Checker {
                 + " FROM (SELECT job_id, worker, count(*) AS charged,"
                 + "   count(*) FILTER (WHERE outcome = 'lease_expired' AND EXISTS (SELECT 1 FROM chaos_worker_fault f"
                 + "     WHERE f.worker = o.worker AND f.at_ms BETWEEN extract(epoch FROM o.started_at) * 1000 - 50"
-                + "       AND extract(epoch FROM o.started_at) * 1000 + " + START_GAP_MILLIS + ")) AS explainable"
+                + "       AND extract(epoch FROM " + handedOver() + ") * 1000 + " + START_GAP_MILLIS
+                + ")) AS explainable"
                 + "   FROM outbox_attempt o WHERE outcome IN ('lease_expired', 'retry', 'dead') GROUP BY 1, 2) a"
                 + " LEFT JOIN chaos_worker_start ws ON ws.worker = a.worker AND ws.job_id = a.job_id"
                 + " WHERE a.charged > coalesce(ws.starts, 0)";
+    }
+
+    /** The job kinds with a batch handler in the workers (the Kafka relay's). */
+    static final List<String> BATCH_KINDS = List.of(dev.postbox.kafka.KafkaRelay.KIND);
+
+    /**
+     * Charged lease expiries of batch-kind jobs with their recorded start: a batch's handler starts
+     * (and prints its members' {@code START} markers) only once the start of every member is written,
+     * one statement each, so a member's start may precede its marker by the rest of its batch's.
+     */
+    private static String batchStarts() {
+        String kinds = BATCH_KINDS.stream().map(k -> "'" + k + "'").collect(Collectors.joining(", "));
+        return "SELECT o.job_id, o.worker, o.started_at FROM outbox_attempt o JOIN (SELECT id FROM outbox_job_archive"
+                + " WHERE kind IN (" + kinds + ") UNION SELECT id FROM outbox_dead_letter WHERE kind IN (" + kinds
+                + ") UNION SELECT id FROM outbox_job WHERE kind IN (" + kinds + ")) j ON j.id = o.job_id"
+                + " WHERE o.outcome = 'lease_expired' AND o.started_at IS NOT NULL";
+    }
+
+    /**
+     * When an attempt {@code o} was handed to its handler at the latest: its recorded start, or for a
+     * batch member the last start its incarnation recorded for a charged batch-kind attempt in the 30 s
+     * after it (the rest of its batch's start marks, written before the batch handler runs).
+     */
+    private static String handedOver() {
+        return "CASE WHEN o.job_id IN (SELECT job_id FROM chaos_batch_start) THEN (SELECT max(b.started_at)"
+                + " FROM chaos_batch_start b WHERE b.worker = o.worker AND b.started_at BETWEEN o.started_at"
+                + " AND o.started_at + interval '30 seconds') ELSE o.started_at END";
     }
 
     /** When each worker incarnation died or was SIGSTOPped, by the fleet's clock. */
@@ -240,7 +272,8 @@ final class Checker {
     /**
      * lost: committed intents with an expected target that holds no effect of theirs; duplicates:
      * effects beyond the first per (tx, seq, target); unexpected targets: effects of a committed
-     * intent where its kind sends none (an event at a non-subscriber, a local job at the receiver).
+     * intent where its kind sends none (an event at a non-subscriber, a local job at the receiver, a
+     * broker message of an intent for another broker). Broker intents are counted by {@link BrokerCheck}.
      */
     private static void lostAndDuplicated(Statement s, ChaosResult r) throws SQLException {
         String missing = "SELECT i.seq, i.kind, t.target FROM chaos_intent i JOIN " + TARGETS + " ON t.kind = i.kind"
@@ -273,15 +306,20 @@ final class Checker {
         r.put(
                 "unexpectedTargets",
                 one(
-                        s,
-                        "SELECT count(*) FROM chaos_effect e JOIN chaos_intent i ON i.seq = e.seq AND i.tx = e.tx"
-                                + " WHERE i.committed AND NOT EXISTS (SELECT 1 FROM " + TARGETS
-                                + " WHERE t.kind = i.kind AND t.target = e.target)"));
+                                s,
+                                "SELECT count(*) FROM chaos_effect e JOIN chaos_intent i ON i.seq = e.seq AND i.tx = e.tx"
+                                        + " WHERE i.committed AND NOT EXISTS (SELECT 1 FROM " + TARGETS
+                                        + " WHERE t.kind = i.kind AND t.target = e.target)")
+                        // a broker message of an intent for another broker, or for no broker at all
+                        + one(
+                                s,
+                                "SELECT count(*) FROM chaos_broker_message b JOIN chaos_intent i ON i.seq = b.seq"
+                                        + " AND i.tx = b.tx WHERE i.committed AND i.kind <> b.broker"));
     }
 
     /**
-     * ghosts: rolled-back intents with any trace (an effect, a request at the receiver, the order
-     * row), plus effects that match no intent the producer tried.
+     * ghosts: rolled-back intents with any trace (an effect, a request at the receiver, a broker
+     * message, the order row), plus effects and broker messages that match no intent the producer tried.
      */
     private static void ghosts(Statement s, ChaosResult r) throws SQLException {
         long rolledBack = one(
@@ -289,11 +327,16 @@ final class Checker {
                 "SELECT count(*) FROM chaos_intent i WHERE NOT i.committed AND ("
                         + " EXISTS (SELECT 1 FROM chaos_effect e WHERE e.seq = i.seq AND e.tx = i.tx)"
                         + " OR EXISTS (SELECT 1 FROM chaos_delivery d WHERE d.seq = i.seq AND d.tx = i.tx)"
+                        + " OR EXISTS (SELECT 1 FROM chaos_broker_message b WHERE b.seq = i.seq AND b.tx = i.tx)"
                         + " OR EXISTS (SELECT 1 FROM chaos_order o WHERE o.tx = i.tx))");
         long unmatched = one(
-                s,
-                "SELECT count(*) FROM chaos_effect e WHERE NOT EXISTS"
-                        + " (SELECT 1 FROM chaos_intent i WHERE i.seq = e.seq AND i.tx = e.tx)");
+                        s,
+                        "SELECT count(*) FROM chaos_effect e WHERE NOT EXISTS"
+                                + " (SELECT 1 FROM chaos_intent i WHERE i.seq = e.seq AND i.tx = e.tx)")
+                + one(
+                        s,
+                        "SELECT count(*) FROM chaos_broker_message b WHERE NOT EXISTS"
+                                + " (SELECT 1 FROM chaos_intent i WHERE i.seq = b.seq AND i.tx = b.tx)");
         r.put("ghosts", rolledBack + unmatched);
         r.put("ghostsRolledBack", rolledBack);
         r.put("ghostsUnmatchedEffects", unmatched);

@@ -22,7 +22,26 @@ enum Control {
     /** Each process paces an endpoint at its rate on its own, without the cluster-wide bucket. */
     RATE_LIMIT_PER_PROCESS("rateLimitPerProcess", "rateLimitViolations"),
     /** An expired lease is charged whether or not its attempt started (before issue 11). */
-    CHARGE_AT_CLAIM("chargeAtClaim", "unexpectedDeadLetters");
+    CHARGE_AT_CLAIM("chargeAtClaim", "unexpectedDeadLetters"),
+    /**
+     * Harness (worker): the broker relays complete unordered messages with an even seq before the
+     * broker has them, and publish them 8 s later (fire and forget); a worker that dies meanwhile
+     * loses them. Moves {@code kafkaLost}, {@code amqpLost} and {@code natsLost}.
+     */
+    BROKER_COMPLETES_BEFORE_ACK(null, "kafkaLost"),
+    /**
+     * Harness (worker): unordered broker messages with an odd seq carry {@code <key>~attempt-<n>} as
+     * their key (Kafka's postbox-key header, AMQP message-id, Nats-Msg-Id), so a redelivery has a new
+     * one. Moves {@code natsDuplicates} (the stream cannot drop the copy) and every broker's {@code
+     * DuplicatesAfterKeyDedupe}.
+     */
+    BROKER_KEY_PER_ATTEMPT(null, "natsDuplicates"),
+    /**
+     * Harness (worker): the Kafka relay sends its records without the ordering key as the record key,
+     * so the producer spreads one key's records over the partitions. Moves {@code kafkaOrderViolations}
+     * (and {@code kafkaRecordKeyMismatches}).
+     */
+    KAFKA_WITHOUT_RECORD_KEY(null, "kafkaOrderViolations");
 
     private final String engineFlag;
     private final String counter;
@@ -40,5 +59,15 @@ enum Control {
     /** The checker's count that this control must move above 0. */
     String counter() {
         return counter;
+    }
+
+    /** The worker's {@code -D} property that switches this harness defect on in the broker relays, or null. */
+    String brokerRelayProperty() {
+        return switch (this) {
+            case BROKER_COMPLETES_BEFORE_ACK -> BrokerRelays.COMPLETES_BEFORE_ACK;
+            case BROKER_KEY_PER_ATTEMPT -> BrokerRelays.KEY_PER_ATTEMPT;
+            case KAFKA_WITHOUT_RECORD_KEY -> BrokerRelays.KAFKA_WITHOUT_RECORD_KEY;
+            default -> null;
+        };
     }
 }

@@ -30,6 +30,15 @@ final class CoverageCheck {
                     gaps.add("halts at " + p.label + " " + n + " < " + min.haltsPerCrashPoint());
                 }
             }
+            @SuppressWarnings("unchecked")
+            Map<String, Long> afterAck = (Map<String, Long>) r.values().get("crashPointHaltsAfterBrokerAck");
+            if (afterAck != null) {
+                for (String broker : Brokers.ALL) {
+                    if (afterAck.getOrDefault(broker, 0L) < 1) {
+                        gaps.add("no halt between a " + broker + " acknowledgement and its completion");
+                    }
+                }
+            }
         }
         if (min.everyKind()) {
             atLeast(gaps, r, "fanOutEffects", 1);
@@ -46,6 +55,12 @@ final class CoverageCheck {
                     Producer.LIMITED,
                     Producer.EVENT,
                     Producer.POISON)) {
+                if (kinds.getOrDefault(kind, 0L) == 0) {
+                    gaps.add("no committed " + kind + " intent");
+                }
+            }
+            List<String> brokerKinds = List.of(Brokers.KAFKA, Brokers.KAFKA + "-ordered", Brokers.AMQP, Brokers.NATS);
+            for (String kind : r.values().containsKey("brokerMessagesRead") ? brokerKinds : List.<String>of()) {
                 if (kinds.getOrDefault(kind, 0L) == 0) {
                     gaps.add("no committed " + kind + " intent");
                 }

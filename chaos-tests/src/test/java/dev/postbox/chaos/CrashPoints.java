@@ -75,27 +75,40 @@ final class CrashPoints {
 
     private final Point armed;
     private final long afterNanos;
+    private final String kind;
     private volatile long firstStartNanos;
 
     CrashPoints(Point armed, long afterMillis) {
+        this(armed, afterMillis, null);
+    }
+
+    /** {@code kind}: the job point fires only at an event of a job of that kind (null: any job). */
+    CrashPoints(Point armed, long afterMillis, String kind) {
         this.armed = armed;
         this.afterNanos = afterMillis * 1_000_000L;
+        this.kind = kind;
     }
 
     /**
      * From {@code -Dchaos.crash.point=<label>} and {@code -Dchaos.crash.afterMs=<ms>}: the point halts
-     * at its first event at least that long after this worker started its first handler. Unarmed
+     * at its first event at least that long after this worker started its first handler; with {@code
+     * -Dchaos.crash.kind=<job kind>} a job point fires only at a job of that kind (a broker relay's:
+     * {@code after-handler} is then between the broker's acknowledgement and the completion). Unarmed
      * without.
      */
     static CrashPoints fromSystemProperties() {
         String point = System.getProperty("chaos.crash.point", "");
+        String kind = System.getProperty("chaos.crash.kind", "");
         return point.isBlank()
                 ? new CrashPoints(null, 0)
-                : new CrashPoints(Point.byLabel(point), Long.getLong("chaos.crash.afterMs", 0));
+                : new CrashPoints(
+                        Point.byLabel(point), Long.getLong("chaos.crash.afterMs", 0), kind.isBlank() ? null : kind);
     }
 
     String armedLabel() {
-        return armed == null ? "none" : armed.label + "@" + afterNanos / 1_000_000 + "ms";
+        return armed == null
+                ? "none"
+                : armed.label + "@" + afterNanos / 1_000_000 + "ms" + (kind == null ? "" : " on " + kind);
     }
 
     /** A handler started: the marker, then the {@code after-start} point. */
@@ -104,16 +117,23 @@ final class CrashPoints {
         if (firstStartNanos == 0) {
             firstStartNanos = System.nanoTime();
         }
-        event(Point.AFTER_START, job.id());
+        jobEvent(Point.AFTER_START, job);
     }
 
+    /** The handler returned (a broker relay's: the broker acknowledged); the completion is not written. */
     void afterHandler(Job job) {
-        event(Point.AFTER_HANDLER, job.id());
+        jobEvent(Point.AFTER_HANDLER, job);
     }
 
-    private void event(Point point, long jobId) {
+    private void jobEvent(Point point, Job job) {
+        if (kind == null || kind.equals(job.kind())) {
+            event(point, job.id() + " kind=" + job.kind());
+        }
+    }
+
+    private void event(Point point, Object job) {
         if (point == armed && firstStartNanos != 0 && System.nanoTime() - firstStartNanos >= afterNanos) {
-            System.out.println("CRASHPOINT " + point.label + " job=" + jobId);
+            System.out.println("CRASHPOINT " + point.label + " job=" + job);
             System.out.flush();
             Runtime.getRuntime().halt(point.exitStatus);
         }

@@ -61,6 +61,7 @@ final class Producer {
     private final DataSource ds;
     private final Outbox outbox;
     private final Webhooks webhooks;
+    private final Brokers brokers;
     private final SplittableRandom random;
     private final boolean ghostControl;
     private final TransactionTemplate transactions;
@@ -79,12 +80,20 @@ final class Producer {
     long ambiguousCommits;
     long failures;
 
-    Producer(ChaosConfig config, DataSource ds, Outbox outbox, Webhooks webhooks, SplittableRandom random) {
+    /** {@code brokers}: the run's broker destinations, or null for a run without broker traffic. */
+    Producer(
+            ChaosConfig config,
+            DataSource ds,
+            Outbox outbox,
+            Webhooks webhooks,
+            Brokers brokers,
+            SplittableRandom random) {
         this.workload = config.workload();
         this.localMaxAttempts = config.engine().maxAttempts();
         this.ds = ds;
         this.outbox = outbox;
         this.webhooks = webhooks;
+        this.brokers = brokers;
         this.random = random;
         this.ghostControl = config.controls().contains(Control.GHOST);
         this.transactions = new TransactionTemplate(new DataSourceTransactionManager(ds));
@@ -165,16 +174,18 @@ final class Producer {
 
     /**
      * The intents of one transaction: a burst's webhooks to the rate-limited endpoint; local jobs
-     * only; or, mixed, either one ordering key's sequence (2-4 local jobs or 2-4 webhooks, like the
-     * events of one order) or 1-4 unordered intents of any kind.
+     * only; or, mixed, either one ordering key's sequence (2-4 local jobs, 2-4 webhooks or, with
+     * brokers, 2-4 Kafka messages, like the events of one order) or 1-4 unordered intents of any kind.
      */
     private List<Intent> newIntents(int n, boolean burst) {
         List<Intent> intents = new ArrayList<>(n);
         if (workload.mixedKinds() && !burst && random.nextDouble() < ORDERED_TX_SHARE) {
-            boolean local = random.nextBoolean();
-            String key = (local ? "ordl-" : "ordw-") + random.nextInt(ORDERING_KEYS);
+            double k = random.nextDouble();
+            String kind = brokers != null && k >= 0.8 ? Brokers.KAFKA : k < 0.4 ? LOCAL : WEBHOOK;
+            String prefix = kind.equals(LOCAL) ? "ordl-" : kind.equals(WEBHOOK) ? "ordw-" : "ordk-";
+            String key = prefix + random.nextInt(ORDERING_KEYS);
             for (int j = 0, size = 2 + random.nextInt(3); j < size; j++) {
-                intents.add(new Intent(local ? LOCAL : WEBHOOK, key, ++seq));
+                intents.add(new Intent(kind, key, ++seq));
             }
             return intents;
         }
@@ -191,12 +202,19 @@ final class Producer {
         return intents;
     }
 
+    /** Share of unordered intents that go to a broker (a third to each), taken from the local jobs' share. */
+    private static final double BROKER_SHARE = 0.12;
+
     private String unorderedKind() {
         double k = random.nextDouble();
+        double localEnd = brokers == null ? 0.50 : 0.50 - BROKER_SHARE;
         if (k < workload.poisonShare()) {
             return POISON;
-        } else if (k < 0.50) {
+        } else if (k < localEnd) {
             return LOCAL;
+        } else if (k < 0.50) {
+            int broker = (int) ((k - localEnd) / (BROKER_SHARE / Brokers.ALL.size()));
+            return Brokers.ALL.get(Math.min(broker, Brokers.ALL.size() - 1));
         } else if (k < 0.92) {
             return WEBHOOK;
         }
@@ -289,6 +307,10 @@ final class Producer {
                 }
             }
             case EVENT -> webhooks.publish(ChaosEndpoints.EVENT_TYPE, payload, key);
+            case Brokers.KAFKA, Brokers.AMQP, Brokers.NATS ->
+                outbox.enqueue(brokers.message(i.kind(), payload, key)
+                        .orderingKey(i.orderingKey())
+                        .build());
             default -> {
                 JobRequest.Builder request = JobRequest.builder(i.kind())
                         .payload(payload)

@@ -24,6 +24,7 @@ import javax.sql.DataSource;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
@@ -33,7 +34,7 @@ import org.springframework.context.annotation.Configuration;
  * One chaos worker process: a minimal Spring Boot application (no web server) built from {@code
  * postbox-spring-boot-starter}, with the harness's handlers as {@link OutboxHandler} methods
  * ({@link ChaosHandlers}), {@code postbox-delivery-http} added as a {@link PostboxModule} bean
- * ({@link ChaosHttp}), and the cron materialiser. The driver starts it with {@code java -cp <test
+ * ({@link ChaosHttp}), the broker relays ({@link BrokerRelays}), and the cron materialiser. The driver starts it with {@code java -cp <test
  * classpath>} and kills, stops and disconnects it at will.
  *
  * <p>Engine settings come from {@code postbox.*} properties (set below from the driver's {@code
@@ -184,6 +185,16 @@ public class WorkerMain {
                 .maxPermitWait(Duration.ofMillis(250))
                 .endpointCacheTtl(Duration.ofSeconds(5))
                 .build();
+    }
+
+    /**
+     * The broker relays (Kafka, RabbitMQ, NATS JetStream) with the markers and crash points around
+     * them, when the driver gave the run's destinations ({@code -Dchaos.kafka.bootstrap}, ...).
+     */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnProperty("chaos.kafka.bootstrap")
+    BrokerRelays chaosBrokerRelays(CrashPoints crash, JsonCodec codec) {
+        return new BrokerRelays(crash, codec);
     }
 
     /** The webhook delivery and fan-out handlers, with the markers and crash points around them. */
