@@ -69,7 +69,9 @@ class DatabaseOutageTest extends DatabaseTest {
     }
 
     private List<ILoggingEvent> captured(Predicate<ILoggingEvent> filter) {
-        synchronized (events.list) {
+        // ListAppender appends under the appender's own lock (AppenderBase.doAppend is synchronized),
+        // not the list's: copying under any other lock races the engine's threads still logging.
+        synchronized (events) {
             return new ArrayList<>(events.list.stream().filter(filter).toList());
         }
     }
