@@ -255,6 +255,7 @@ public final class EndpointRegistry {
         try {
             Map<String, Double> factors = new LinkedHashMap<>(rateLimits.factors());
             factors.remove(RateLimitStore.GLOBAL);
+            factors.keySet().removeIf(key -> key.startsWith(TenantRates.BUCKET_PREFIX));
             return factors;
         } catch (SQLException e) {
             throw new IllegalStateException("Reading the webhook rate factors failed: " + e.getMessage(), e);
@@ -297,10 +298,13 @@ public final class EndpointRegistry {
         });
     }
 
-    /** Subscribers of an event type after a name cursor, in name order (in the caller's transaction). */
-    List<EndpointStore.Subscriber> subscribers(Connection c, String eventType, @Nullable String after, int limit)
-            throws SQLException {
-        return store.subscribers(c, eventType, after, limit);
+    /**
+     * Subscribers of an event type among one tenant's endpoints ({@code tenantKey}, {@code ""} for the
+     * default tenant) after a name cursor, in name order (in the caller's transaction).
+     */
+    List<EndpointStore.Subscriber> subscribers(
+            Connection c, String eventType, String tenantKey, @Nullable String after, int limit) throws SQLException {
+        return store.subscribers(c, eventType, tenantKey, after, limit);
     }
 
     private void syncBucket(Connection c, Endpoint endpoint) throws SQLException {
