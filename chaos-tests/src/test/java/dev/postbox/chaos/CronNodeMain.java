@@ -26,6 +26,7 @@ public final class CronNodeMain {
         hc.setPoolName(workerId);
         hc.setMaximumPoolSize(2);
         hc.setMinimumIdle(1);
+        hc.setInitializationFailTimeout(20_000); // waits out a soak's PostgreSQL restart at start (as WorkerMain)
         HikariDataSource ds = new HikariDataSource(hc);
         Postbox postbox = Postbox.builder(ds).build(); // its outbox only; never started
         ScheduleMaterializer materializer = ScheduleMaterializer.builder(ds, postbox.outbox())
