@@ -201,7 +201,7 @@ public class PostboxConsoleAutoConfiguration {
         Properties p = new Properties();
         try (InputStream in = PostboxConsoleAutoConfiguration.class.getResourceAsStream(BUILD_PROPERTIES)) {
             if (in == null) {
-                throw new IllegalStateException(BUILD_PROPERTIES + " is missing from postbox-console");
+                throw new IllegalStateException(BUILD_PROPERTIES + " is missing from the console's jar");
             }
             p.load(in);
         } catch (IOException e) {

@@ -15,8 +15,9 @@ import org.springframework.boot.SpringBootVersion;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * The operator console (built against Spring Boot 4) serves every page inside the demo on Spring Boot
- * 3.5 and Spring MVC 6.2, with the Boot 3 starter. The browser tests run on Boot 4 in the console module.
+ * The demo on Spring Boot 3.5 enables the operator console ({@code postbox-console-boot3}, with the
+ * Boot 3 starter): every page is served. The console's own tests, browser tests included, run on
+ * Boot 3.5 in {@code console-boot3}.
  */
 class ConsoleOnBoot3Test {
 
