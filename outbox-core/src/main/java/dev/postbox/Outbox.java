@@ -40,6 +40,7 @@ public final class Outbox {
     private final WakeUps wakeUps;
     private final PostboxInstrumentation instrumentation;
     private final TenantResolver tenants;
+    private final PostboxSchema schema;
 
     Outbox(
             DataSource dataSource,
@@ -56,6 +57,7 @@ public final class Outbox {
         this.wakeUps = wakeUps;
         this.instrumentation = instrumentation;
         this.tenants = tenants;
+        this.schema = PostboxSchema.of(dataSource);
     }
 
     /**
@@ -148,7 +150,9 @@ public final class Outbox {
 
     private List<EnqueueResult> insert(Connection c, List<JobRequest> requests) {
         try {
-            JobWriter.Written written = writer.insertAll(c, requests);
+            // The caller's connection as it is (Spring hands out the transaction's own), qualified for
+            // Postbox's schema only in Postbox's statements.
+            JobWriter.Written written = writer.insertAll(schema.connection(c), requests);
             if (written.createdAny()) {
                 wakeUps.afterCommit(c, written.transactionId());
             }

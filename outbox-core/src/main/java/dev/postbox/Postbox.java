@@ -6,6 +6,7 @@ import dev.postbox.internal.JobStore;
 import dev.postbox.internal.JobWriter;
 import dev.postbox.internal.Require;
 import dev.postbox.internal.RetryPolicies;
+import dev.postbox.internal.SharedRateLimits;
 import dev.postbox.internal.WakeUps;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -60,8 +61,11 @@ public final class Postbox implements AutoCloseable {
                 b.instrumentation,
                 b.tenantResolver);
         this.admin = new PostboxAdmin(b.dataSource, new AdminStore(), wakeUps);
-        PlatformTransactionManager tm =
-                b.transactionManager != null ? b.transactionManager : new DataSourceTransactionManager(b.dataSource);
+        // The default manager on the application's DataSource itself: a transactional handler's own
+        // statements run on the application's connection as it is, never qualified for Postbox's schema.
+        PlatformTransactionManager tm = b.transactionManager != null
+                ? b.transactionManager
+                : new DataSourceTransactionManager(PostboxSchema.unqualified(b.dataSource));
         this.engine = new Engine(
                 b.dataSource,
                 tm,
@@ -73,7 +77,8 @@ public final class Postbox implements AutoCloseable {
                 config,
                 policies,
                 wakeUps);
-        PostboxModule.Context context = new PostboxModule.Context(outbox, admin, config);
+        PostboxModule.Context context =
+                new PostboxModule.Context(outbox, admin, config, new SharedRateLimits(b.dataSource));
         b.modules.forEach(module -> module.install(context));
     }
 
@@ -231,13 +236,15 @@ public final class Postbox implements AutoCloseable {
         }
 
         /**
-         * Adds a module: registers its handlers now, and {@link PostboxModule#install installs} it
+         * Adds a module: registers its handlers and batch handlers now, and {@link PostboxModule#install installs} it
          * with the engine's outbox and admin when {@link #build()} has built the engine.
          */
         public Builder module(PostboxModule module) {
             Require.notNull(module, "module");
             List<HandlerRegistration> registrations = Require.notNull(module.handlers(), "module.handlers()");
+            List<BatchHandlerRegistration> batches = Require.notNull(module.batchHandlers(), "module.batchHandlers()");
             registrations.forEach(this::handler);
+            batches.forEach(this::batchHandler);
             modules.add(module);
             return this;
         }

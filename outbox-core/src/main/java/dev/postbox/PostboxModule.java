@@ -5,8 +5,8 @@ import java.util.List;
 
 /**
  * A delivery or extension that plugs into an engine through one hook: {@link Postbox.Builder#module}
- * registers its {@link #handlers()}, and once the engine is built it is {@link #install installed}
- * with what it may use of the engine (its outbox and admin). The module is built first and knows
+ * registers its {@link #handlers()} and {@link #batchHandlers()}, and once the engine is built it is {@link #install installed}
+ * with what it may use of the engine (its outbox, admin and shared rate limits). The module is built first and knows
  * nothing of the engine until then, so neither needs the other at build time.
  *
  * <pre>{@code
@@ -21,6 +21,14 @@ public interface PostboxModule {
     List<HandlerRegistration> handlers();
 
     /**
+     * The batch handlers this module contributes (a broker relay that sends claimed jobs together).
+     * The default is none.
+     */
+    default List<BatchHandlerRegistration> batchHandlers() {
+        return List.of();
+    }
+
+    /**
      * Called once, when the engine the module was added to is built (before it starts). The default
      * does nothing: a module that only contributes handlers needs no more.
      */
@@ -32,13 +40,15 @@ public interface PostboxModule {
      * @param outbox writes jobs in the caller's transaction
      * @param admin job lookup, dead letters, pause
      * @param config the engine's configuration
+     * @param rateLimits token buckets shared by every process of the installation
      */
-    record Context(Outbox outbox, PostboxAdmin admin, PostboxConfig config) {
+    record Context(Outbox outbox, PostboxAdmin admin, PostboxConfig config, RateLimits rateLimits) {
 
         public Context {
             Require.notNull(outbox, "outbox");
             Require.notNull(admin, "admin");
             Require.notNull(config, "config");
+            Require.notNull(rateLimits, "rateLimits");
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.postbox;
 
 import dev.postbox.internal.ArchivePartitions;
 import dev.postbox.internal.Require;
+import dev.postbox.internal.SchemaQualifier;
 import dev.postbox.internal.Transactions;
 import java.io.IOException;
 import java.io.InputStream;
@@ -27,7 +28,9 @@ import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
  * advisory lock, taken before anything else (the version table included), serialises installers,
  * and the installer reads the applied versions at READ COMMITTED after the wait, whatever the
  * pool's isolation level, so the ones behind the first apply nothing. The migrations create no
- * schema or extension: everything goes to the connection's current schema. The same files can be
+ * schema or extension: everything goes to the connection's current schema, or, given the {@code
+ * DataSource} of a named {@link PostboxSchema} ({@link PostboxSchema#dataSource}), to that schema
+ * (created when missing), with its archive partitions. The same files can be
  * applied with Flyway (their names are Flyway-compatible; give them their own history table) or
  * with Liquibase ({@value #LIQUIBASE_CHANGELOG} includes them).
  */
@@ -122,7 +125,9 @@ public final class SchemaInstaller {
         new SchemaVerifier(dataSource).requireSupportedDatabase();
         List<Migration> migrations = migrations();
         List<Integer> applied = new ArrayList<>();
-        try (Connection c = dataSource.getConnection()) {
+        // The scripts run as they are, on a connection of the application's DataSource whose
+        // search_path is Postbox's schema for the installer's transaction (SET LOCAL).
+        try (Connection c = PostboxSchema.unqualified(dataSource).getConnection()) {
             // READ COMMITTED whatever the pool's default: each statement after the lock wait must see
             // what the installer before us committed. Under REPEATABLE READ the snapshot would be
             // taken by the lock statement, before the wait, and the migrations applied again.
@@ -152,6 +157,12 @@ public final class SchemaInstaller {
             lock.setLong(1, LOCK_KEY);
             lock.execute();
         }
+        PostboxSchema schema = PostboxSchema.of(dataSource);
+        if (schema.name().isPresent()) {
+            SchemaQualifier qualifier = SchemaQualifier.of(schema.name().get());
+            createSchemaIfMissing(c, qualifier);
+            qualifier.useLocally(c);
+        }
         try (Statement s = c.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS outbox_schema_version (version integer PRIMARY KEY,"
                     + " description text NOT NULL, installed_at timestamptz NOT NULL DEFAULT now())");
@@ -173,6 +184,27 @@ public final class SchemaInstaller {
             }
             record(c, m, m.description());
             applied.add(m.version());
+        }
+    }
+
+    /** Creates the configured schema unless it exists (so that no CREATE privilege is needed when it does). */
+    private static void createSchemaIfMissing(Connection c, SchemaQualifier qualifier) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM pg_namespace WHERE nspname = ?")) {
+            ps.setString(1, qualifier.schema());
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    return;
+                }
+            }
+        }
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE SCHEMA IF NOT EXISTS " + qualifier.quoted());
+        } catch (SQLException e) {
+            throw new IllegalStateException(
+                    "Creating schema " + qualifier.schema() + " for Postbox's tables failed: "
+                            + e.getMessage() + ". Create it yourself (CREATE SCHEMA " + qualifier.quoted() + ") with a"
+                            + " role that may, and grant Postbox's role USAGE and CREATE on it.",
+                    e);
         }
     }
 

@@ -1,6 +1,8 @@
 package dev.postbox;
 
 import dev.postbox.internal.Require;
+import dev.postbox.internal.SchemaQualifier;
+import dev.postbox.internal.Transactions;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -10,6 +12,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import javax.sql.DataSource;
@@ -19,7 +22,7 @@ import javax.sql.DataSource;
  * or newer, and which of the shipped migrations ({@link SchemaInstaller#migrations()}) it lacks. A
  * migration counts as applied when everything it creates exists (its tables and indexes, the columns
  * it adds: {@link SchemaInstaller.Migration#objects()}, looked up on the connection's {@code
- * search_path}) and what it drops is gone (a trigger), whoever applied it: {@link SchemaInstaller},
+ * search_path}, or in the schema of a {@link PostboxSchema#dataSource schema's DataSource}) and what it drops is gone (a trigger), whoever applied it: {@link SchemaInstaller},
  * Flyway, Liquibase or a DBA.
  *
  * <p>The minimum is PostgreSQL 12 because the schema uses a stored generated column ({@code
@@ -69,8 +72,8 @@ public final class SchemaVerifier {
 
     /** The shipped migrations this database lacks (something they create is missing), in version order. */
     public List<SchemaInstaller.Migration> missingMigrations() {
-        try (Connection c = dataSource.getConnection()) {
-            return missingMigrations(c);
+        try {
+            return inSchema(c -> missingMigrations(c));
         } catch (SQLException e) {
             throw checkFailed(e);
         }
@@ -82,8 +85,8 @@ public final class SchemaVerifier {
      * still has (or whose table it lacks), as {@code trigger <name> on <table> dropped}.
      */
     public Set<String> missingObjects() {
-        try (Connection c = dataSource.getConnection()) {
-            return missingObjects(c, SchemaInstaller.migrations());
+        try {
+            return inSchema(c -> missingObjects(c, SchemaInstaller.migrations()));
         } catch (SQLException e) {
             throw checkFailed(e);
         }
@@ -94,10 +97,24 @@ public final class SchemaVerifier {
      * tables, the newest version on a complete one.
      */
     public int installedVersion() {
-        try (Connection c = dataSource.getConnection()) {
-            return installedVersion(c);
+        try {
+            return inSchema(c -> installedVersion(c));
         } catch (SQLException e) {
             throw checkFailed(e);
+        }
+    }
+
+    /**
+     * Runs the check where Postbox's tables are: on a connection of the DataSource, or for a named
+     * schema ({@link PostboxSchema#dataSource}) in a transaction whose search_path is that schema.
+     */
+    private <T> T inSchema(Transactions.Work<T> work) throws SQLException {
+        Optional<String> schema = PostboxSchema.of(dataSource).name();
+        if (schema.isPresent()) {
+            return SchemaQualifier.of(schema.get()).inSchema(PostboxSchema.unqualified(dataSource), work);
+        }
+        try (Connection c = dataSource.getConnection()) {
+            return work.run(c);
         }
     }
 

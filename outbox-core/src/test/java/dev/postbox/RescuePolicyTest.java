@@ -19,23 +19,30 @@ class RescuePolicyTest extends DatabaseTest {
             .cap(Duration.ofHours(1))
             .build();
 
-    /** ...and the quick kind's own: 50 ms at most. */
+    /** ...and the quick kind's own: 50 ms at most, and two attempts. */
     private static final RetryPolicy QUICK = RetryPolicy.custom()
             .base(Duration.ofMillis(50))
             .cap(Duration.ofMillis(50))
+            .maxAttempts(2)
             .build();
 
     /** Enqueues n jobs of the kind and leaves them running under a started, expired lease of a dead worker. */
     private List<Long> expiredStartedLeases(Postbox postbox, String kind, int n) {
+        return expiredStartedLeases(postbox, kind, n, 1);
+    }
+
+    /** As above, the lease being the job's attempt number {@code attempt}. */
+    private List<Long> expiredStartedLeases(Postbox postbox, String kind, int n, int attempt) {
         List<Long> ids = new java.util.ArrayList<>();
         for (int i = 0; i < n; i++) {
             ids.add(enqueueCommitted(postbox.outbox(), JobRequest.of(kind, Map.of("n", i)))
                     .jobId());
         }
         jdbc.update(
-                "UPDATE outbox_job SET state = 'running', attempts = 1, lease_owner = 'dead-worker',"
+                "UPDATE outbox_job SET state = 'running', attempts = ?, lease_owner = 'dead-worker',"
                         + " lease_token = nextval('outbox_lease_token_seq'), lease_until = now() - interval '1 second',"
                         + " lease_started = true, started_at = now() - interval '2 seconds' WHERE kind = ?",
+                attempt,
                 kind);
         return ids;
     }
@@ -70,5 +77,35 @@ class RescuePolicyTest extends DatabaseTest {
                 .as("a kind without its own policy takes the engine's (up to an hour)")
                 .isGreaterThan(1.0)
                 .isLessThanOrEqualTo(3600.0);
+    }
+
+    @Test
+    void aRescuedStartedAttemptIsDeadLetteredWhenItsKindsBudgetIsSpentNotTheEngines() {
+        Postbox postbox = track(Postbox.builder(dataSource)
+                .config(fastConfig().retryPolicy(ENGINE).build())
+                .handler(HandlerRegistration.of("quick", job -> {}).retryPolicy(QUICK))
+                .handler("plain", job -> {})
+                .build());
+        List<Long> quick = expiredStartedLeases(postbox, "quick", 3, QUICK.maxAttempts());
+        List<Long> plain = expiredStartedLeases(postbox, "plain", 3, QUICK.maxAttempts());
+
+        int[] rescued = postbox.rescueExpiredLeases();
+
+        assertThat(rescued[0])
+                .as("charged and retried: the plain kind's, with budget left")
+                .isEqualTo(3);
+        assertThat(rescued[1])
+                .as("dead-lettered: the quick kind's, its two attempts spent")
+                .isEqualTo(3);
+        assertThat(jdbc.queryForList(
+                        "SELECT id FROM outbox_dead_letter WHERE kind = 'quick' AND attempts = 2 AND max_attempts = 2"
+                                + " AND last_error LIKE 'lease expired on attempt 2 of 2%'",
+                        Long.class))
+                .containsExactlyInAnyOrderElementsOf(quick);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox_job WHERE kind = 'quick'", Long.class))
+                .isZero();
+        assertThat(plain)
+                .as("the engine's budget of %s attempts leaves the plain kind's jobs retrying", ENGINE.maxAttempts())
+                .allSatisfy(id -> assertThat(waitSeconds(id)).isGreaterThan(0.0));
     }
 }

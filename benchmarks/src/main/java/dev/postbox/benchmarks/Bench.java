@@ -36,6 +36,8 @@ public final class Bench {
             "http",
             HttpFloor.NAME,
             KafkaRelayBench.NAME,
+            AmqpRelayBench.NAME,
+            NatsRelayBench.NAME,
             "history-growth",
             "memory",
             "console",
@@ -109,6 +111,10 @@ public final class Bench {
                 case HttpFloor.NAME -> List.of(HttpFloor.run(env, sizes.httpJobs()));
                 case KafkaRelayBench.NAME ->
                     List.of(KafkaRelayBench.run(env, KafkaRelayBench.Settings.fromSystemProperties()));
+                case AmqpRelayBench.NAME ->
+                    List.of(AmqpRelayBench.run(env, AmqpRelayBench.Settings.fromSystemProperties()));
+                case NatsRelayBench.NAME ->
+                    List.of(NatsRelayBench.run(env, NatsRelayBench.Settings.fromSystemProperties()));
                 case "history-growth" -> List.of(HistoryGrowth.run(env, sizes.historySizes()));
                 case "memory" -> List.of(Memory.run(env, sizes.memoryJobs(), sizes.memoryHeap()));
                 case "console" -> List.of(Console.run(env, Console.Volumes.fromSystemProperties()));

@@ -1,18 +1,10 @@
 package dev.postbox.benchmarks;
 
-import com.zaxxer.hikari.HikariDataSource;
-import dev.postbox.Job;
 import dev.postbox.JobRequest;
-import dev.postbox.Postbox;
-import dev.postbox.PostboxListener;
 import dev.postbox.kafka.KafkaDestination;
 import dev.postbox.kafka.KafkaRelay;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -170,75 +162,17 @@ final class KafkaRelayBench {
 
     private static Map<String, Object> relay(Env env, String bootstrap, String topic, Settings settings)
             throws Exception {
-        HikariDataSource ds = Db.create();
-        CountDownLatch done = new CountDownLatch(1);
-        AtomicLong completed = new AtomicLong();
-        AtomicLong failed = new AtomicLong();
-        PostboxListener listener = new PostboxListener() {
-            @Override
-            public void completed(Job job, Duration duration) {
-                if (completed.incrementAndGet() == settings.messages()) {
-                    done.countDown();
-                }
-            }
-
-            @Override
-            public void failed(Job job, Throwable error, Duration retryIn) {
-                failed.incrementAndGet();
-            }
-        };
         try (KafkaRelay relay = KafkaRelay.builder(Map.of("bootstrap.servers", bootstrap, "linger.ms", "5"))
                 .destination(KafkaDestination.of("bench", topic))
                 .maxBatchSize(settings.maxBatchSize())
                 .build()) {
-            Postbox postbox = relay.installInto(
-                            Postbox.builder(ds).config(Fixtures.engineConfig()).listener(listener))
-                    .build();
-            long e0 = System.nanoTime();
-            for (int from = 0; from < settings.messages(); from += 1000) {
-                List<JobRequest> requests = new ArrayList<>();
-                for (int i = from; i < Math.min(settings.messages(), from + 1000); i++) {
-                    JobRequest.Builder b = relay.messageBuilder("bench", Map.of("order", i), "relay-" + i);
-                    if (settings.keys() > 0) {
-                        b.orderingKey("key-" + (i % settings.keys()));
-                    }
-                    requests.add(b.build());
+            return RelayRun.run(env, NAME, relay, settings.messages(), i -> {
+                JobRequest.Builder b = relay.messageBuilder("bench", Map.of("order", i), "relay-" + i);
+                if (settings.keys() > 0) {
+                    b.orderingKey("key-" + (i % settings.keys()));
                 }
-                try (Connection c = ds.getConnection()) {
-                    c.setAutoCommit(false);
-                    postbox.outbox().enqueueAll(c, requests);
-                    c.commit();
-                }
-            }
-            double enqueueSeconds = (System.nanoTime() - e0) / 1e9;
-            Fixtures.execute(ds, "VACUUM ANALYZE outbox_job");
-            List<Map<String, Object>> samples = new ArrayList<>();
-            long t0 = System.nanoTime();
-            postbox.start();
-            String failure = null;
-            long deadline = t0 + TimeUnit.MINUTES.toNanos(10);
-            while (!done.await(1, TimeUnit.SECONDS)) {
-                Map<String, Object> sample = new LinkedHashMap<>();
-                sample.put("t", Env.round((System.nanoTime() - t0) / 1e9, 1));
-                sample.put("completed", completed.get());
-                samples.add(sample);
-                if (System.nanoTime() > deadline) {
-                    failure = "timeout: " + completed.get() + " of " + settings.messages() + " completed";
-                    break;
-                }
-            }
-            double seconds = (System.nanoTime() - t0) / 1e9;
-            postbox.stop();
-            Map<String, Object> r = env.result(NAME, settings.messages(), failure == null ? seconds : 0);
-            r.put("completed", failure == null);
-            r.put("notes", failure);
-            r.put("completedJobs", completed.get());
-            r.put("failedAttempts", failed.get());
-            r.put("enqueueSeconds", Env.round(enqueueSeconds, 3));
-            r.put("samples", samples);
-            return r;
-        } finally {
-            Db.drop(ds);
+                return b.build();
+            });
         }
     }
 

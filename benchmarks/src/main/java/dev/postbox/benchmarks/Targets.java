@@ -88,6 +88,14 @@ final class Targets {
                                             + fmt(num(kafka.get("ratioToProducerFloor"))) + "×; "
                                             + kafka.get("broker") + ")"));
         }
+        for (String relay : List.of(AmqpRelayBench.NAME, NatsRelayBench.NAME)) {
+            Map<String, Object> r = all.get(relay);
+            if (r != null) {
+                lines.add(relay + ": " + fmt(num(r.get("messagesPerSecond"))) + " messages/s, bare client "
+                        + fmt(num(r.get("clientFloorMessagesPerSecond"))) + " (ratio "
+                        + fmt(num(r.get("ratioToClientFloor"))) + "×; " + r.get("broker") + ")");
+            }
+        }
         Map<String, Object> history = all.get("history-growth");
         if (history != null) {
             Double ratio = num(history.get("p50RatioLargestToSmallest"));

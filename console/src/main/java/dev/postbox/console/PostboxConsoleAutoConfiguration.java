@@ -21,6 +21,7 @@ import dev.postbox.console.internal.ServletConsoleAccess;
 import dev.postbox.console.internal.SpringSecurityConsoleAccess;
 import dev.postbox.console.internal.WebhooksController;
 import dev.postbox.http.webhook.EndpointRegistry;
+import dev.postbox.spring.PostboxProperties;
 import dev.postbox.spring.health.PostboxHealthProperties;
 import dev.postbox.spring.schedule.PostboxScheduleAdmin;
 import java.io.IOException;
@@ -78,8 +79,9 @@ public class PostboxConsoleAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    ConsoleStore postboxConsoleStore(DataSource dataSource) {
-        return new ConsoleStore(dataSource);
+    ConsoleStore postboxConsoleStore(DataSource dataSource, PostboxProperties postbox) {
+        // Postbox's tables in their schema (postbox.schema.name), as the engine names them.
+        return new ConsoleStore(postbox.getSchema().postboxSchema().dataSource(dataSource));
     }
 
     @Bean

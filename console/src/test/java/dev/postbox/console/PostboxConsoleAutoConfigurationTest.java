@@ -3,7 +3,10 @@ package dev.postbox.console;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.postbox.PostboxSchema;
+import dev.postbox.SchemaInstaller;
 import dev.postbox.console.internal.ConsoleAccess;
+import dev.postbox.console.internal.ConsoleStore;
 import dev.postbox.console.internal.OverviewController;
 import dev.postbox.console.internal.ServletConsoleAccess;
 import dev.postbox.console.internal.SpringSecurityConsoleAccess;
@@ -12,6 +15,7 @@ import dev.postbox.spring.PostboxAutoConfiguration;
 import dev.postbox.spring.http.PostboxHttpAutoConfiguration;
 import dev.postbox.spring.schedule.PostboxScheduleAutoConfiguration;
 import dev.postbox.testing.TestDatabase;
+import java.time.Duration;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -20,6 +24,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /** When the console is mounted, with which access rules, and when the webhook pages exist. */
 class PostboxConsoleAutoConfigurationTest {
@@ -60,6 +65,21 @@ class PostboxConsoleAutoConfigurationTest {
             assertThat(p.isShowPayloads()).isFalse();
             assertThat(p.getPath()).isEqualTo(PostboxConsoleProperties.DEFAULT_PATH);
         });
+    }
+
+    @Test
+    void theConsoleReadsPostboxsTablesInTheSchemaNamedByPostboxSchemaName() {
+        new SchemaInstaller(PostboxSchema.named("billing").dataSource(dataSource)).install();
+        new JdbcTemplate(dataSource).update("INSERT INTO billing.outbox_worker (id) VALUES ('billing-worker')");
+        web().withPropertyValues("postbox.schema.name=billing").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(ConsoleStore.class).workers(Duration.ofHours(1)))
+                    .extracting(ConsoleStore.Worker::id)
+                    .containsExactly("billing-worker");
+        });
+        web().run(context -> assertThat(context.getBean(ConsoleStore.class).workers(Duration.ofHours(1)))
+                .as("the search_path's installation (public) has no worker")
+                .isEmpty());
     }
 
     @Test

@@ -11,8 +11,11 @@ import java.util.regex.Pattern;
  * @param name the name jobs use ({@link AmqpRelay#message})
  * @param exchange the exchange to publish to ({@code ""} is the default exchange, which routes by queue name)
  * @param routingKey the routing key
+ * @param maxPerSecond the most messages all processes together publish to the destination per
+ *     second (a token bucket shared through the database, with a burst of one second's worth); 0 for
+ *     no limit. Messages over it wait: their jobs are snoozed, no attempt spent, no worker held
  */
-public record AmqpDestination(String name, String exchange, String routingKey) {
+public record AmqpDestination(String name, String exchange, String routingKey, int maxPerSecond) {
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
 
@@ -30,15 +33,31 @@ public record AmqpDestination(String name, String exchange, String routingKey) {
             throw new IllegalArgumentException(
                     "exchange and routing key of destination '" + name + "' must be at most 255 characters");
         }
+        if (maxPerSecond < 0) {
+            throw new IllegalArgumentException("maxPerSecond of destination '" + name
+                    + "' may not be negative (0 means no limit), got " + maxPerSecond);
+        }
     }
 
     /** A destination publishing to {@code exchange} with {@code routingKey}. */
     public static AmqpDestination of(String name, String exchange, String routingKey) {
-        return new AmqpDestination(name, exchange, routingKey);
+        return new AmqpDestination(name, exchange, routingKey, 0);
     }
 
     /** A destination publishing straight to a queue, through the default exchange. */
     public static AmqpDestination queue(String name, String queue) {
-        return new AmqpDestination(name, "", queue);
+        return new AmqpDestination(name, "", queue, 0);
+    }
+
+    /**
+     * The same destination with at most {@code maxPerSecond} messages per second, from all processes
+     * together.
+     */
+    public AmqpDestination withRateLimit(int maxPerSecond) {
+        if (maxPerSecond < 1) {
+            throw new IllegalArgumentException(
+                    "rate limit of destination '" + name + "' must be at least 1 per second, got " + maxPerSecond);
+        }
+        return new AmqpDestination(name, exchange, routingKey, maxPerSecond);
     }
 }

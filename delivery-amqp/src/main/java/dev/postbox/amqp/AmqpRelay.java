@@ -1,12 +1,15 @@
 package dev.postbox.amqp;
 
 import com.rabbitmq.client.ConnectionFactory;
+import dev.postbox.EnqueueResult;
 import dev.postbox.HandlerRegistration;
 import dev.postbox.JobRequest;
+import dev.postbox.Outbox;
 import dev.postbox.PostboxModule;
 import dev.postbox.RetryPolicy;
 import dev.postbox.amqp.internal.AmqpPublishHandler;
 import dev.postbox.amqp.internal.ConfirmedPublisher;
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,8 +35,12 @@ import org.jspecify.annotations.Nullable;
  *         .build();
  * Postbox postbox = Postbox.builder(dataSource).module(relay).build();
  * // in the business transaction:
- * postbox.outbox().enqueue(relay.message("orders", orderCreated, "order-4711-created"));
+ * relay.send("orders", orderCreated, "order-4711-created");
  * }</pre>
+ *
+ * <p>A destination may have a rate limit ({@link AmqpDestination#withRateLimit}): a token bucket
+ * shared by every process through the database, so the limit holds across the cluster. Messages
+ * over it are snoozed to their slot of the limit's line, without spending an attempt.
  */
 public final class AmqpRelay implements PostboxModule, AutoCloseable {
 
@@ -55,6 +62,7 @@ public final class AmqpRelay implements PostboxModule, AutoCloseable {
     private final AmqpPublishHandler handler;
     private final RetryPolicy retryPolicy;
     private final String queue;
+    private volatile @Nullable Outbox outbox;
 
     private AmqpRelay(Builder b) {
         this.destinations = Map.copyOf(b.destinations);
@@ -96,7 +104,38 @@ public final class AmqpRelay implements PostboxModule, AutoCloseable {
                 .idempotencyKey(key);
     }
 
-    /** The registration of the relay's handler, with its retry policy. */
+    /**
+     * Writes a message to a destination in the current Spring transaction (the outbox's {@link
+     * Outbox#enqueue(JobRequest)}); it is published if and only if the transaction commits. Sending
+     * twice with one key yields one job.
+     *
+     * @param key the idempotency key and message id; null for one generated per job
+     * @throws IllegalArgumentException if the destination is not configured
+     * @throws IllegalStateException if the relay is not installed in an engine yet
+     */
+    public EnqueueResult send(String destination, Object payload, @Nullable String key) {
+        return installed().enqueue(message(destination, payload, key));
+    }
+
+    /** Like {@link #send(String, Object, String)}, in the transaction of {@code connection}. */
+    public EnqueueResult send(Connection connection, String destination, Object payload, @Nullable String key) {
+        return installed().enqueue(connection, message(destination, payload, key));
+    }
+
+    private Outbox installed() {
+        Outbox installed = outbox;
+        if (installed == null) {
+            throw new IllegalStateException("the AMQP relay is not installed in an engine yet: add it with"
+                    + " Postbox.Builder.module(relay) and build the engine before sending");
+        }
+        return installed;
+    }
+
+    /**
+     * The registration of the relay's handler, with its retry policy. Register the relay with {@link
+     * dev.postbox.Postbox.Builder#module} rather than this alone: rate limits and {@link #send} need
+     * the relay installed.
+     */
     public HandlerRegistration registration() {
         return HandlerRegistration.of(KIND, handler).retryPolicy(retryPolicy);
     }
@@ -107,12 +146,22 @@ public final class AmqpRelay implements PostboxModule, AutoCloseable {
         return List.of(registration());
     }
 
+    /** Binds the relay to its engine: its outbox for {@link #send}, its shared buckets for rate limits. */
+    @Override
+    public void install(Context context) {
+        handler.install(context.rateLimits());
+        this.outbox = context.outbox();
+    }
+
     /** The configured destinations, by name. */
     public Map<String, AmqpDestination> destinations() {
         return destinations;
     }
 
-    /** Closes the relay's connection to the broker. */
+    /**
+     * Closes the relay's connection to the broker. Close it after the engine it is installed in has
+     * stopped (the Spring Boot starter does): a publish still running fails and is retried.
+     */
     @Override
     public void close() {
         publisher.close();

@@ -8,12 +8,15 @@ import com.rabbitmq.client.BuiltinExchangeType;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.DeliverCallback;
 import com.rabbitmq.client.GetResponse;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.HandlerRegistration;
+import dev.postbox.Job;
 import dev.postbox.JobRequest;
 import dev.postbox.Postbox;
 import dev.postbox.PostboxConfig;
+import dev.postbox.PostboxListener;
 import dev.postbox.RetryPolicy;
 import dev.postbox.testing.TestDatabase;
 import java.nio.charset.StandardCharsets;
@@ -25,7 +28,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -94,12 +99,18 @@ class AmqpRelayTest {
     }
 
     private Postbox start(Postbox.Builder builder) {
+        Postbox postbox = build(builder);
+        postbox.start();
+        return postbox;
+    }
+
+    private Postbox build(Postbox.Builder builder) {
         Postbox postbox = builder.config(PostboxConfig.custom()
                         .pollInterval(Duration.ofMillis(50))
+                        .claimBatchSize(10) // two engines share the work rather than one claiming it all
                         .build())
                 .build();
         closing.add(postbox::stop);
-        postbox.start();
         return postbox;
     }
 
@@ -166,6 +177,130 @@ class AmqpRelayTest {
                 .isEqualTo("customer-7");
         assertThat(new String(m.getBody(), StandardCharsets.UTF_8)).isEqualToIgnoringWhitespace("{\"order\":4711}");
         assertThat(count("SELECT count(*) FROM outbox_dead_letter")).isZero();
+    }
+
+    @Test
+    void sendWritesTheMessageInTheCallersTransactionWithTheTraceContextAsHeaders() throws Exception {
+        AmqpRelay relay = relay(b -> b);
+        assertThatThrownBy(() -> relay.send("orders", Map.of("n", 0), "too-early"))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("not installed in an engine yet");
+        Postbox postbox = start(Postbox.builder(db).module(relay));
+
+        try (java.sql.Connection c = db.getConnection()) {
+            c.setAutoCommit(false);
+            relay.send(c, "orders", Map.of("n", "ghost"), "ghost");
+            c.rollback();
+        }
+        try (java.sql.Connection c = db.getConnection()) {
+            c.setAutoCommit(false);
+            relay.send(c, "orders", Map.of("n", 1), "sent-1");
+            relay.send(c, "orders", Map.of("n", 1), "sent-1");
+            postbox.outbox()
+                    .enqueue(
+                            c,
+                            relay.messageBuilder("orders", Map.of("n", 2), "traced")
+                                    .header("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+                                    .header("tracestate", "vendor=1")
+                                    .build());
+            c.commit();
+        }
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> count("SELECT count(*) FROM outbox_job") == 0);
+        List<GetResponse> received = drain();
+        assertThat(received)
+                .as("the rolled-back one never, the twice-sent one once")
+                .extracting(m -> m.getProps().getMessageId())
+                .containsExactlyInAnyOrder("sent-1", "traced");
+        GetResponse traced = received.stream()
+                .filter(m -> m.getProps().getMessageId().equals("traced"))
+                .findFirst()
+                .orElseThrow();
+        assertThat(traced.getProps().getHeaders().get("traceparent").toString())
+                .isEqualTo("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
+        assertThat(traced.getProps().getHeaders().get("tracestate").toString()).isEqualTo("vendor=1");
+    }
+
+    /**
+     * Two engines (as two worker processes would) with a relay each share the destination's bucket
+     * through the database: 60 messages at 10/s with a burst of 10 take at least 5 s, where two
+     * per-process buckets would take 2 s, and no second sees more than rate + burst.
+     */
+    @Test
+    void aRateLimitHoldsAcrossTwoEnginesAndSnoozesWithoutSpendingAttemptsOrHoldingWorkers() throws Exception {
+        int messages = 60;
+        int perSecond = 10;
+        ConcurrentLinkedQueue<Long> arrivals = new ConcurrentLinkedQueue<>();
+        ConcurrentLinkedQueue<Long> unlimitedArrivals = new ConcurrentLinkedQueue<>();
+        DeliverCallback onMessage =
+                (tag, m) -> (m.getProperties().getMessageId().startsWith("unlimited") ? unlimitedArrivals : arrivals)
+                        .add(System.nanoTime());
+        admin.basicConsume(queue, true, onMessage, tag -> {});
+        AtomicInteger first = new AtomicInteger();
+        AtomicInteger second = new AtomicInteger();
+        List<AmqpRelay> relays = new ArrayList<>();
+        List<Postbox> engines = new ArrayList<>();
+        for (AtomicInteger completed : List.of(first, second)) {
+            AmqpRelay relay = relay(b -> b.destination(
+                    AmqpDestination.of("limited", exchange, "routed").withRateLimit(perSecond)));
+            relays.add(relay);
+            engines.add(build(Postbox.builder(db).module(relay).listener(new PostboxListener() {
+                @Override
+                public void completed(Job job, Duration duration) {
+                    completed.incrementAndGet();
+                }
+            })));
+        }
+        List<JobRequest> requests = new ArrayList<>();
+        for (int i = 0; i < messages; i++) {
+            requests.add(relays.get(0).message("limited", Map.of("n", i), "limited-" + i));
+        }
+        try (java.sql.Connection c = db.getConnection()) {
+            c.setAutoCommit(false);
+            engines.get(0).outbox().enqueueAll(c, requests);
+            c.commit();
+        }
+
+        long started = System.nanoTime();
+        engines.forEach(Postbox::start);
+        await().atMost(Duration.ofSeconds(10)).until(() -> arrivals.size() >= perSecond + 5);
+        commit(engines.get(1), relays.get(1).message("orders", Map.of("n", "unlimited"), "unlimited-1"));
+        await().atMost(Duration.ofSeconds(3))
+                .alias("a destination without a limit is not held up by the limited one's backlog")
+                .until(() -> unlimitedArrivals.size() == 1);
+        assertThat(count("SELECT count(*) FROM outbox_job WHERE endpoint = 'limited'"))
+                .as("the limited backlog is still waiting")
+                .isPositive();
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> count("SELECT count(*) FROM outbox_job") == 0);
+        await().atMost(Duration.ofSeconds(5)).until(() -> arrivals.size() == messages);
+        List<Long> times = arrivals.stream().sorted().toList();
+        double span = (times.get(messages - 1) - started) / 1e9;
+        assertThat(span)
+                .as("(messages - burst) / rate seconds at least, for both engines together")
+                .isGreaterThan((messages - perSecond) / (double) perSecond * 0.9);
+        assertThat(busiestSecond(times))
+                .as("rate + burst, with a little arrival jitter")
+                .isLessThanOrEqualTo(2 * perSecond + 2);
+        assertThat(first.get()).as("the first engine relayed some").isPositive();
+        assertThat(second.get()).as("the second engine relayed some").isPositive();
+        assertThat(count("SELECT max(attempts) FROM outbox_job_archive"))
+                .as("waiting for the limit spends no attempt")
+                .isEqualTo(1);
+        assertThat(text("SELECT string_agg(DISTINCT endpoint, ',') FROM outbox_rate_bucket"))
+                .as("one bucket for the destination, shared by both engines")
+                .isEqualTo("amqp:limited");
+    }
+
+    static int busiestSecond(List<Long> sortedNanos) {
+        int busiest = 0;
+        for (int i = 0, j = 0; i < sortedNanos.size(); i++) {
+            while (j < sortedNanos.size() && sortedNanos.get(j) - sortedNanos.get(i) < 1_000_000_000L) {
+                j++;
+            }
+            busiest = Math.max(busiest, j - i);
+        }
+        return busiest;
     }
 
     @Test

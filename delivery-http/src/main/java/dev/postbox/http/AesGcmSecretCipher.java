@@ -1,12 +1,12 @@
 package dev.postbox.http;
 
+import dev.postbox.http.internal.Require;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.regex.Pattern;
 import javax.crypto.AEADBadTagException;
@@ -51,8 +51,8 @@ public final class AesGcmSecretCipher implements SecretCipher {
      *     active key is not among the keys (never quoting a key)
      */
     public static AesGcmSecretCipher of(Map<String, String> base64Keys, String activeKeyId) {
-        Objects.requireNonNull(base64Keys, "keys may not be null");
-        Objects.requireNonNull(activeKeyId, "activeKeyId may not be null");
+        Require.notNull(base64Keys, "keys");
+        Require.notNull(activeKeyId, "activeKeyId");
         Map<String, SecretKeySpec> keys = new LinkedHashMap<>();
         base64Keys.forEach((id, base64) -> {
             if (id == null || !KEY_ID.matcher(id).matches()) {
@@ -109,7 +109,7 @@ public final class AesGcmSecretCipher implements SecretCipher {
 
     @Override
     public String seal(String plaintext) {
-        Objects.requireNonNull(plaintext, "plaintext may not be null");
+        Require.notNull(plaintext, "plaintext");
         String header = PREFIX + VERSION + ":" + activeKeyId + ":";
         byte[] nonce = new byte[NONCE_BYTES];
         RANDOM.nextBytes(nonce);
@@ -130,7 +130,7 @@ public final class AesGcmSecretCipher implements SecretCipher {
 
     @Override
     public String open(String stored) {
-        Objects.requireNonNull(stored, "stored may not be null");
+        Require.notNull(stored, "stored");
         if (!isSealed(stored)) {
             return stored;
         }

@@ -1,8 +1,8 @@
 package dev.postbox.http;
 
+import dev.postbox.http.internal.Require;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
@@ -37,11 +37,11 @@ public record AttemptResult(
 
     /** Validates and copies the components. */
     public AttemptResult {
-        Objects.requireNonNull(outcome, "outcome may not be null");
-        Objects.requireNonNull(cause, "cause may not be null");
-        responseHeaders = Map.copyOf(Objects.requireNonNull(responseHeaders, "responseHeaders may not be null"));
-        Objects.requireNonNull(responseBody, "responseBody may not be null");
-        Objects.requireNonNull(duration, "duration may not be null");
+        Require.notNull(outcome, "outcome");
+        Require.notNull(cause, "cause");
+        responseHeaders = Map.copyOf(Require.notNull(responseHeaders, "responseHeaders"));
+        Require.notNull(responseBody, "responseBody");
+        Require.notNull(duration, "duration");
     }
 
     /** {@link #retryAfter()} as an Optional. */

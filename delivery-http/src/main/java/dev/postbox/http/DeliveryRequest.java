@@ -1,12 +1,12 @@
 package dev.postbox.http;
 
 import dev.postbox.http.internal.HeaderRules;
+import dev.postbox.http.internal.Require;
 import dev.postbox.http.signing.WebhookSigner;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
@@ -51,8 +51,8 @@ public final class DeliveryRequest {
         if (messageId.indexOf('.') >= 0) {
             throw new IllegalArgumentException("messageId may not contain '.', it delimits the signed content");
         }
-        this.body = Objects.requireNonNull(builder.body, "body may not be null");
-        this.signer = Objects.requireNonNull(builder.signer, "signer may not be null");
+        this.body = Require.notNull(builder.body, "body");
+        this.signer = Require.notNull(builder.signer, "signer");
         this.traceparent = builder.traceparent;
         this.tracestate = builder.traceparent != null ? builder.tracestate : null;
         this.headers = Map.copyOf(builder.headers);
@@ -120,11 +120,11 @@ public final class DeliveryRequest {
     }
 
     private static String requireText(String name, @Nullable String value) {
-        Objects.requireNonNull(value, name + " may not be null");
-        if (value.isBlank()) {
+        String text = Require.notNull(value, name);
+        if (text.isBlank()) {
             throw new IllegalArgumentException(name + " may not be blank");
         }
-        return value;
+        return text;
     }
 
     /**
@@ -171,13 +171,13 @@ public final class DeliveryRequest {
 
         /** The JSON body as bytes, sent and signed exactly as given. Required. */
         public Builder body(byte[] body) {
-            this.body = Objects.requireNonNull(body, "body may not be null").clone();
+            this.body = Require.notNull(body, "body").clone();
             return this;
         }
 
         /** The JSON body, encoded as UTF-8. */
         public Builder body(String json) {
-            return body(Objects.requireNonNull(json, "body may not be null").getBytes(StandardCharsets.UTF_8));
+            return body(Require.notNull(json, "body").getBytes(StandardCharsets.UTF_8));
         }
 
         /** The signer with the endpoint's active secrets. Required. */
@@ -207,8 +207,8 @@ public final class DeliveryRequest {
          * @throws IllegalArgumentException if the name is one Postbox sets itself ({@link #RESERVED_HEADERS})
          */
         public Builder header(String name, String value) {
-            Objects.requireNonNull(name, "header name may not be null");
-            Objects.requireNonNull(value, "header " + name + " value may not be null");
+            Require.notNull(name, "header name");
+            Require.notNull(value, "header " + name + " value");
             if (RESERVED_HEADERS.contains(name.toLowerCase(Locale.ROOT))) {
                 throw new IllegalArgumentException(
                         "headers may not override '" + name + "': Postbox sets it on every attempt");
@@ -219,7 +219,7 @@ public final class DeliveryRequest {
 
         /** Adds custom endpoint headers; see {@link #header(String, String)}. */
         public Builder headers(Map<String, String> headers) {
-            Objects.requireNonNull(headers, "headers may not be null").forEach(this::header);
+            Require.notNull(headers, "headers").forEach(this::header);
             return this;
         }
 

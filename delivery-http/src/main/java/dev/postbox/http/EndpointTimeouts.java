@@ -1,7 +1,7 @@
 package dev.postbox.http;
 
+import dev.postbox.http.internal.Require;
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * Per-endpoint timeouts of one attempt.
@@ -24,7 +24,7 @@ public record EndpointTimeouts(Duration connectTimeout, Duration readTimeout, Du
     }
 
     private static void requirePositive(String name, Duration value) {
-        Objects.requireNonNull(value, name + " may not be null");
+        Require.notNull(value, name);
         if (value.compareTo(Duration.ofMillis(1)) < 0) {
             throw new IllegalArgumentException(name + " must be at least 1 ms, got " + value
                     + ": timeouts are kept in whole milliseconds, and 0 would mean no timeout at all");

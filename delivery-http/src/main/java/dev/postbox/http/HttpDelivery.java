@@ -5,6 +5,7 @@ import dev.postbox.http.internal.CappedBody;
 import dev.postbox.http.internal.IoFailures;
 import dev.postbox.http.internal.PerCallTimeouts;
 import dev.postbox.http.internal.PostboxVersion;
+import dev.postbox.http.internal.Require;
 import dev.postbox.http.internal.SendDeadlineCheck;
 import dev.postbox.http.internal.SsrfRefusal;
 import dev.postbox.http.signing.WebhookVerifier;
@@ -18,7 +19,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -113,7 +113,7 @@ public final class HttpDelivery implements AutoCloseable {
      * AttemptResult} with an outcome.
      */
     public AttemptResult deliver(DeliveryRequest request) {
-        Objects.requireNonNull(request, "request may not be null");
+        Require.notNull(request, "request");
         long started = System.nanoTime();
         HttpUrl url = HttpUrl.parse(request.url().strip());
         if (url == null) {
@@ -291,25 +291,25 @@ public final class HttpDelivery implements AutoCloseable {
 
         /** The SSRF policy (allow-list, https-only). Default: nothing allow-listed. */
         public Builder ssrfPolicy(SsrfPolicy policy) {
-            this.guard = SsrfGuard.of(Objects.requireNonNull(policy, "ssrfPolicy may not be null"));
+            this.guard = SsrfGuard.of(Require.notNull(policy, "ssrfPolicy"));
             return this;
         }
 
         /** How statuses map to outcomes. Default {@link OutcomeClassifier#ofDefaults()}. */
         public Builder classifier(OutcomeClassifier classifier) {
-            this.classifier = Objects.requireNonNull(classifier, "classifier may not be null");
+            this.classifier = Require.notNull(classifier, "classifier");
             return this;
         }
 
         /** How {@code Retry-After} is parsed and clamped. Default [1 s, 1 h] on the delivery's clock. */
         public Builder retryAfter(RetryAfter retryAfter) {
-            this.retryAfter = Objects.requireNonNull(retryAfter, "retryAfter may not be null");
+            this.retryAfter = Require.notNull(retryAfter, "retryAfter");
             return this;
         }
 
         /** Timeouts for requests that do not carry their own. Default {@link EndpointTimeouts#DEFAULTS}. */
         public Builder defaultTimeouts(EndpointTimeouts timeouts) {
-            this.defaultTimeouts = Objects.requireNonNull(timeouts, "defaultTimeouts may not be null");
+            this.defaultTimeouts = Require.notNull(timeouts, "defaultTimeouts");
             return this;
         }
 
@@ -328,23 +328,22 @@ public final class HttpDelivery implements AutoCloseable {
 
         /** Response headers kept in the result (case-insensitive). Default {@link #DEFAULT_CAPTURED_HEADERS}. */
         public Builder capturedHeaders(Set<String> names) {
-            Objects.requireNonNull(names, "capturedHeaders may not be null");
+            Require.notNull(names, "capturedHeaders");
             this.capturedHeaders = names.stream()
-                    .map(name -> Objects.requireNonNull(name, "capturedHeaders may not contain null")
-                            .toLowerCase(Locale.ROOT))
+                    .map(name -> Require.element(name, "capturedHeaders").toLowerCase(Locale.ROOT))
                     .collect(Collectors.toUnmodifiableSet());
             return this;
         }
 
         /** The clock for {@code webhook-timestamp} and {@code Retry-After} dates. Default system UTC. */
         public Builder clock(Clock clock) {
-            this.clock = Objects.requireNonNull(clock, "clock may not be null");
+            this.clock = Require.notNull(clock, "clock");
             return this;
         }
 
         /** The resolver the SSRF guard wraps. Default the system resolver; tests pass a fake one. */
         public Builder dns(Dns dns) {
-            this.dns = Objects.requireNonNull(dns, "dns may not be null");
+            this.dns = Require.notNull(dns, "dns");
             return this;
         }
 
@@ -354,7 +353,7 @@ public final class HttpDelivery implements AutoCloseable {
          * {@link HttpDelivery#close()}.
          */
         public Builder baseClient(OkHttpClient client) {
-            this.baseClient = Objects.requireNonNull(client, "baseClient may not be null");
+            this.baseClient = Require.notNull(client, "baseClient");
             return this;
         }
 

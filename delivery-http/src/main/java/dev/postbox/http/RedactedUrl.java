@@ -1,6 +1,6 @@
 package dev.postbox.http;
 
-import java.util.Objects;
+import dev.postbox.http.internal.Require;
 import java.util.regex.Pattern;
 import okhttp3.HttpUrl;
 
@@ -22,14 +22,14 @@ public final class RedactedUrl {
 
     /** The URL as shown; a text that does not parse as http(s) is cut before its query and user info. */
     public static String of(String url) {
-        Objects.requireNonNull(url, "url may not be null");
+        Require.notNull(url, "url");
         HttpUrl parsed = HttpUrl.parse(url.strip());
         return parsed != null ? of(parsed) : ofText(url.strip());
     }
 
     /** The parsed URL as shown. */
     public static String of(HttpUrl url) {
-        Objects.requireNonNull(url, "url may not be null");
+        Require.notNull(url, "url");
         String shown = url.newBuilder()
                 .username("")
                 .password("")

@@ -1,12 +1,12 @@
 package dev.postbox.http;
 
+import dev.postbox.http.internal.Require;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
-import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
@@ -49,9 +49,9 @@ public final class RetryAfter {
      * @throws IllegalArgumentException if min is negative or max is smaller than min
      */
     public static RetryAfter of(Duration min, Duration max, Clock clock) {
-        Objects.requireNonNull(min, "min may not be null");
-        Objects.requireNonNull(max, "max may not be null");
-        Objects.requireNonNull(clock, "clock may not be null");
+        Require.notNull(min, "min");
+        Require.notNull(max, "max");
+        Require.notNull(clock, "clock");
         if (min.isNegative()) {
             throw new IllegalArgumentException("min may not be negative, got " + min);
         }

@@ -10,9 +10,9 @@ import java.util.regex.Pattern;
  *
  * @param name the name jobs use ({@link KafkaRelay#message})
  * @param topic the topic to send to
- * @param maxPerSecond the most records this process sends to the destination per second; 0 for no
- *     limit. Records over the limit wait (their jobs are snoozed, no attempt spent). The limit is
- *     per process: with N worker processes the destination may get N times as many.
+ * @param maxPerSecond the most records all processes together send to the destination per second
+ *     (a token bucket shared through the database, with a burst of one second's worth); 0 for no
+ *     limit. Records over the limit wait (their jobs are snoozed, no attempt spent, no worker held).
  */
 public record KafkaDestination(String name, String topic, int maxPerSecond) {
 
@@ -42,7 +42,10 @@ public record KafkaDestination(String name, String topic, int maxPerSecond) {
         return new KafkaDestination(name, topic, 0);
     }
 
-    /** The same destination with at most {@code maxPerSecond} records per second from this process. */
+    /**
+     * The same destination with at most {@code maxPerSecond} records per second, from all processes
+     * together.
+     */
     public KafkaDestination withRateLimit(int maxPerSecond) {
         if (maxPerSecond < 1) {
             throw new IllegalArgumentException(

@@ -1,13 +1,19 @@
 package dev.postbox.kafka;
 
 import dev.postbox.BatchHandlerRegistration;
+import dev.postbox.EnqueueResult;
+import dev.postbox.HandlerRegistration;
 import dev.postbox.JobRequest;
+import dev.postbox.Outbox;
 import dev.postbox.Postbox;
+import dev.postbox.PostboxModule;
 import dev.postbox.RetryPolicy;
 import dev.postbox.kafka.internal.KafkaBatchSender;
 import dev.postbox.kafka.internal.RelayProducer;
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -30,14 +36,19 @@ import org.jspecify.annotations.Nullable;
  * KafkaRelay relay = KafkaRelay.builder(Map.of("bootstrap.servers", "broker-1:9092"))
  *         .destination(KafkaDestination.of("orders", "orders.events"))
  *         .build();
- * Postbox postbox = relay.installInto(Postbox.builder(dataSource)).build();
+ * Postbox postbox = Postbox.builder(dataSource).module(relay).build();
  * // in the business transaction:
- * postbox.outbox().enqueue(relay.messageBuilder("orders", orderCreated, "order-4711-created")
- *         .orderingKey("order-4711")
+ * relay.send("orders", orderCreated, "order-4711-created");
+ * postbox.outbox().enqueue(relay.messageBuilder("orders", orderShipped, "order-4711-shipped")
+ *         .orderingKey("order-4711")   // the record key
  *         .build());
  * }</pre>
+ *
+ * <p>A destination may have a rate limit ({@link KafkaDestination#withRateLimit}): a token bucket
+ * shared by every process through the database, so the limit holds across the cluster. Records over
+ * it are snoozed to their slot of the limit's line, without spending an attempt.
  */
-public final class KafkaRelay implements AutoCloseable {
+public final class KafkaRelay implements PostboxModule, AutoCloseable {
 
     /** The job kind of relay messages. */
     public static final String KIND = "postbox.kafka";
@@ -61,6 +72,7 @@ public final class KafkaRelay implements AutoCloseable {
     private final RetryPolicy retryPolicy;
     private final String queue;
     private final int maxBatchSize;
+    private volatile @Nullable Outbox outbox;
 
     private KafkaRelay(Builder b) {
         this.destinations = Map.copyOf(b.destinations);
@@ -107,16 +119,72 @@ public final class KafkaRelay implements AutoCloseable {
                 .idempotencyKey(key);
     }
 
-    /** The registration of the relay's batch handler, with its batch size and retry policy. */
+    /**
+     * Writes a message to a destination in the current Spring transaction (the outbox's {@link
+     * Outbox#enqueue(JobRequest)}); it is sent if and only if the transaction commits. Sending twice
+     * with one key yields one job. For an ordering key (the record key), enqueue a {@link
+     * #messageBuilder} instead.
+     *
+     * @param key the idempotency key and {@code postbox-key} header; null for one generated per job
+     * @throws IllegalArgumentException if the destination is not configured
+     * @throws IllegalStateException if the relay is not installed in an engine yet
+     */
+    public EnqueueResult send(String destination, Object payload, @Nullable String key) {
+        return installed().enqueue(message(destination, payload, key));
+    }
+
+    /** Like {@link #send(String, Object, String)}, in the transaction of {@code connection}. */
+    public EnqueueResult send(Connection connection, String destination, Object payload, @Nullable String key) {
+        return installed().enqueue(connection, message(destination, payload, key));
+    }
+
+    private Outbox installed() {
+        Outbox installed = outbox;
+        if (installed == null) {
+            throw new IllegalStateException("the Kafka relay is not installed in an engine yet: add it with"
+                    + " Postbox.Builder.module(relay) and build the engine before sending");
+        }
+        return installed;
+    }
+
+    /**
+     * The registration of the relay's batch handler, with its batch size and retry policy. Register
+     * the relay with {@link Postbox.Builder#module} rather than this alone: rate limits and {@link
+     * #send} need the relay installed.
+     */
     public BatchHandlerRegistration registration() {
         return BatchHandlerRegistration.of(KIND, sender)
                 .maxBatchSize(maxBatchSize)
                 .retryPolicy(retryPolicy);
     }
 
-    /** Adds the relay's batch handler to the engine builder and returns it. */
+    /** None: the relay sends with a batch handler ({@link #batchHandlers()}). */
+    @Override
+    public List<HandlerRegistration> handlers() {
+        return List.of();
+    }
+
+    /** The relay's batch handler, for {@link Postbox.Builder#module}. */
+    @Override
+    public List<BatchHandlerRegistration> batchHandlers() {
+        return List.of(registration());
+    }
+
+    /** Binds the relay to its engine: its outbox for {@link #send}, its shared buckets for rate limits. */
+    @Override
+    public void install(Context context) {
+        sender.install(context.rateLimits());
+        this.outbox = context.outbox();
+    }
+
+    /**
+     * Adds the relay to the engine builder as a module and returns it.
+     *
+     * @deprecated the relay is a {@link PostboxModule}: use {@code Postbox.Builder.module(relay)}
+     */
+    @Deprecated(forRemoval = true)
     public Postbox.Builder installInto(Postbox.Builder builder) {
-        return builder.batchHandler(registration());
+        return builder.module(this);
     }
 
     /** The configured destinations, by name. */
@@ -124,7 +192,11 @@ public final class KafkaRelay implements AutoCloseable {
         return destinations;
     }
 
-    /** Closes the producer, after sending what it still buffers (at most 5 s). */
+    /**
+     * Closes the producer, after sending what it still buffers (at most 5 s). Close it after the
+     * engine it is installed in has stopped (the Spring Boot starter does): a batch still waiting for
+     * acknowledgements fails and is retried.
+     */
     @Override
     public void close() {
         producer.close();

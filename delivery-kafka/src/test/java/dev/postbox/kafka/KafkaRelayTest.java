@@ -192,7 +192,7 @@ class KafkaRelayTest {
     @Test
     void orderingKeysBecomeRecordKeysAndKeepTheirOrderInOnePartitionWithKeyAndTraceHeaders() throws Exception {
         KafkaRelay relay = relay(b -> b);
-        Postbox postbox = engine(relay.installInto(Postbox.builder(db)));
+        Postbox postbox = engine(Postbox.builder(db).module(relay));
         int keys = 4;
         int perKey = 15;
         List<JobRequest> requests = new ArrayList<>();
@@ -304,7 +304,7 @@ class KafkaRelayTest {
     @Test
     void aRecordTheBrokerRefusesForGoodIsDeadLetteredWithTheBrokersReasonWhileItsBatchCompletes() throws Exception {
         KafkaRelay relay = relay(b -> b);
-        Postbox postbox = engine(relay.installInto(Postbox.builder(db)));
+        Postbox postbox = engine(Postbox.builder(db).module(relay));
         commit(
                 postbox,
                 List.of(
@@ -331,7 +331,7 @@ class KafkaRelayTest {
         String later = "postbox-later-" + suffix;
         KafkaRelay relay =
                 relay(b -> b.sendTimeout(Duration.ofSeconds(2)).destination(KafkaDestination.of("later", later)));
-        Postbox postbox = engine(relay.installInto(Postbox.builder(db)));
+        Postbox postbox = engine(Postbox.builder(db).module(relay));
         commit(postbox, List.of(relay.message("later", Map.of("n", 1), "later-1")));
         postbox.start();
 
@@ -354,7 +354,7 @@ class KafkaRelayTest {
         KafkaRelay relay = relay(b -> b.sendTimeout(Duration.ofSeconds(2))
                 .retryPolicy(RetryPolicy.custom().maxAttempts(1).build())
                 .destination(KafkaDestination.of("nowhere", "postbox-nowhere-" + suffix)));
-        Postbox postbox = engine(relay.installInto(Postbox.builder(db)));
+        Postbox postbox = engine(Postbox.builder(db).module(relay));
         List<JobRequest> requests = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             requests.add(relay.message("nowhere", Map.of("n", i), "nowhere-" + i));
@@ -375,7 +375,7 @@ class KafkaRelayTest {
     void aDestinationAtItsRateLimitSnoozesTheRestWithoutSpendingAttempts() throws Exception {
         KafkaRelay relay =
                 relay(b -> b.destination(KafkaDestination.of("limited", topic).withRateLimit(2)));
-        Postbox postbox = engine(relay.installInto(Postbox.builder(db)));
+        Postbox postbox = engine(Postbox.builder(db).module(relay));
         List<JobRequest> requests = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
             requests.add(relay.message("limited", Map.of("n", i), "limited-" + i));
@@ -394,6 +394,50 @@ class KafkaRelayTest {
         postbox.start();
         await().atMost(Duration.ofSeconds(30)).until(() -> count("SELECT count(*) FROM outbox_job") == 0);
         assertThat(consume(topic, 3, 8)).hasSize(8);
+    }
+
+    @Test
+    void aRateLimitIsSharedByTwoEnginesThroughTheDatabase() throws Exception {
+        int perSecond = 5;
+        KafkaRelay one =
+                relay(b -> b.destination(KafkaDestination.of("limited", topic).withRateLimit(perSecond)));
+        KafkaRelay two =
+                relay(b -> b.destination(KafkaDestination.of("limited", topic).withRateLimit(perSecond)));
+        Postbox first = engine(Postbox.builder(db).module(one));
+        Postbox second = engine(Postbox.builder(db).module(two));
+        // Both producers connected and knowing the topic, so that the two takes below are close together.
+        commit(first, List.of(one.message("orders", Map.of("warm", 1), "warm-1")));
+        first.runDueJobs();
+        commit(second, List.of(two.message("orders", Map.of("warm", 2), "warm-2")));
+        second.runDueJobs();
+        String limited = "SELECT count(*) FROM outbox_job_archive WHERE endpoint = 'limited'";
+
+        long t0 = System.nanoTime();
+        commit(first, requests(one, "early"));
+        first.runDueJobs();
+        assertThat(count(limited)).as("the first engine: the burst").isEqualTo(perSecond);
+        commit(second, requests(two, "late"));
+        second.runDueJobs();
+        double elapsed = (System.nanoTime() - t0) / 1e9;
+
+        long sent = count(limited);
+        assertThat(sent)
+                .as("the second engine gets what the shared bucket refilled in %.2f s, not a burst of its own", elapsed)
+                .isLessThanOrEqualTo(perSecond + (long) Math.ceil(perSecond * elapsed))
+                .isLessThan(2L * perSecond);
+        assertThat(count("SELECT count(*) FROM outbox_job WHERE attempts = 0 AND state = 'pending'"))
+                .as("the rest waits, uncharged")
+                .isEqualTo(20 - sent);
+        assertThat(count("SELECT count(*) FROM outbox_rate_bucket WHERE endpoint = 'kafka:limited'"))
+                .isEqualTo(1);
+    }
+
+    private static List<JobRequest> requests(KafkaRelay relay, String prefix) {
+        List<JobRequest> requests = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            requests.add(relay.message("limited", Map.of("n", i), prefix + "-" + i));
+        }
+        return requests;
     }
 
     @Test

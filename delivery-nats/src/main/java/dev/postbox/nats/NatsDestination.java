@@ -13,9 +13,12 @@ import org.jspecify.annotations.Nullable;
  * @param expectedStream the stream that must capture the subject, or null to accept any; with it, a
  *     subject captured by another stream (a configuration mistake) fails the attempt instead of
  *     storing the message in the wrong place
+ * @param maxPerSecond the most messages all processes together publish to the destination per
+ *     second (a token bucket shared through the database, with a burst of one second's worth); 0 for
+ *     no limit. Messages over it wait: their jobs are snoozed, no attempt spent, no worker held
  */
 public record NatsDestination(
-        String name, String subject, @Nullable String expectedStream) {
+        String name, String subject, @Nullable String expectedStream, int maxPerSecond) {
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
     private static final Pattern SUBJECT = Pattern.compile("[^\\s*>.]+(\\.[^\\s*>.]+)*");
@@ -31,15 +34,31 @@ public record NatsDestination(
             throw new IllegalArgumentException("subject '" + subject + "' of destination '" + name + "' is not valid:"
                     + " dot-separated tokens without spaces and without the wildcards '*' and '>'");
         }
+        if (maxPerSecond < 0) {
+            throw new IllegalArgumentException("maxPerSecond of destination '" + name
+                    + "' may not be negative (0 means no limit), got " + maxPerSecond);
+        }
     }
 
     /** A destination publishing to {@code subject}, stored by whichever stream captures it. */
     public static NatsDestination of(String name, String subject) {
-        return new NatsDestination(name, subject, null);
+        return new NatsDestination(name, subject, null, 0);
     }
 
     /** A destination publishing to {@code subject}, which must be captured by {@code stream}. */
     public static NatsDestination of(String name, String subject, String stream) {
-        return new NatsDestination(name, subject, Objects.requireNonNull(stream, "stream may not be null"));
+        return new NatsDestination(name, subject, Objects.requireNonNull(stream, "stream may not be null"), 0);
+    }
+
+    /**
+     * The same destination with at most {@code maxPerSecond} messages per second, from all processes
+     * together.
+     */
+    public NatsDestination withRateLimit(int maxPerSecond) {
+        if (maxPerSecond < 1) {
+            throw new IllegalArgumentException(
+                    "rate limit of destination '" + name + "' must be at least 1 per second, got " + maxPerSecond);
+        }
+        return new NatsDestination(name, subject, expectedStream, maxPerSecond);
     }
 }

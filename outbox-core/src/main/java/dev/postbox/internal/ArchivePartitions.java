@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * interval) tries again. Partitions are created days ahead, so a postponed run loses nothing, and
  * rows of a day without its partition land in the default partition.
  *
- * <p>Schema-aware: the archive is the one the connection's {@code search_path} resolves, its
+ * <p>Schema-aware: the archive is the one the connection's {@code search_path} resolves (with a
+ * named schema, {@code to_regclass} is given the qualified name, see {@link SchemaQualifier}), its
  * partitions are looked up by its oid and every statement names them schema-qualified, so a second
  * installation in another schema of the same database is neither confused nor damaged.
  */

@@ -8,6 +8,7 @@ import dev.postbox.PostboxConfig;
 import dev.postbox.PostboxInstrumentation;
 import dev.postbox.PostboxInstrumentation.AttemptOutcome;
 import dev.postbox.PostboxListener;
+import dev.postbox.PostboxSchema;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -286,7 +287,7 @@ public final class JobRunner {
         Connection c = DataSourceUtils.getConnection(dataSource);
         try {
             List<Long> finished = store.finish(
-                    c,
+                    PostboxSchema.of(dataSource).connection(c),
                     List.of(new JobStore.Completion(claimed.id(), claimed.token(), durationMillis)),
                     "done",
                     config.attemptLog() == AttemptLogLevel.ALL);

@@ -14,6 +14,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -109,7 +111,7 @@ public final class JobStore {
      *
      * <p>The claim counts the attempt it takes ({@code attempts + 1}) and clears {@code
      * lease_started}; the rescuer refunds the attempt if the lease expires before a start mark
-     * (see {@link #RESCUE}). It returns whether the job is suspect ({@code unstarted_expiries > 0}).
+     * (see {@link #SETTLE}). It returns whether the job is suspect ({@code unstarted_expiries > 0}).
      */
     private static final String CLAIM = claimStatement(CANDIDATES);
 
@@ -212,29 +214,33 @@ public final class JobStore {
             "UPDATE outbox_job SET lease_started = true, started_at = now() WHERE id = ? AND lease_token = ?";
 
     /**
-     * Settles expired leases. One that carries a start mark ({@code lease_started}, or every one
-     * when the caller charges unstarted attempts: a negative control) is charged as an attempt:
-     * back to the queue with a full-jitter delay of its kind's retry policy ({@code policy}: the
-     * kinds this process has handlers for; the engine's policy for the others, the same ceiling as
-     * {@link dev.postbox.RetryPolicy#ceilingAfter}), or dead when the budget is spent. One without is
-     * refunded: {@code attempts - 1}, {@code unstarted_expiries + 1}, back in line at once with its
-     * {@code run_at} (and so its place) unchanged — always: an unstarted attempt is never the job's
-     * fault (a job that crashes its worker is suspect after its first unstarted expiry, and its
-     * starts are written before its handler runs from then on, so its crashes are charged). There
-     * is deliberately no cap on unstarted expiries: the chaos suite's CI weather (a crash every
-     * couple of seconds, a thousand claimed jobs per worker) strands a long-lived job in dying
-     * buffers twenty times and more, and a cap dead-lettered healthy jobs. The expired rows come
-     * from the partial lease index in lease order; the three writes address disjoint rows of that
-     * set by primary key.
+     * The expired leases of one rescue pass, locked until the pass commits: from the partial lease
+     * index in lease order. A lease that carries a start mark ({@code lease_started}, or every one
+     * when the caller charges unstarted attempts: a negative control) is charged.
      */
-    private static final String RESCUE = "WITH policy AS (SELECT * FROM unnest(?::text[], ?::bigint[], ?::bigint[])"
-            + "   AS p(kind, base_ms, cap_ms)),"
-            + " expired AS (SELECT id, kind, lease_owner, lease_token, started_at,"
-            + "     lease_started OR ? AS charged"
-            + "   FROM outbox_job WHERE state = 'running' AND lease_until < now()"
-            + "   ORDER BY lease_until LIMIT ? FOR UPDATE SKIP LOCKED),"
+    private static final String EXPIRED = "SELECT id, kind, attempts, max_attempts, lease_started OR ?"
+            + " FROM outbox_job WHERE state = 'running' AND lease_until < now()"
+            + " ORDER BY lease_until LIMIT ? FOR UPDATE SKIP LOCKED";
+
+    /**
+     * Settles the expired leases that {@link #EXPIRED} locked, each as {@link #rescue} decided: a
+     * charged attempt goes back to the queue after the delay chosen by its kind's retry policy
+     * ({@code retry}), or to the dead letters when its budget is spent ({@code dead}). One without a
+     * start mark is refunded ({@code returned}): {@code attempts - 1}, {@code unstarted_expiries + 1},
+     * back in line at once with its {@code run_at} (and so its place) unchanged — always: an
+     * unstarted attempt is never the job's fault (a job that crashes its worker is suspect after its
+     * first unstarted expiry, and its starts are written before its handler runs from then on, so
+     * its crashes are charged). There is deliberately no cap on unstarted expiries: the chaos suite's
+     * CI weather (a crash every couple of seconds, a thousand claimed jobs per worker) strands a
+     * long-lived job in dying buffers twenty times and more, and a cap dead-lettered healthy jobs.
+     * The three writes address disjoint rows by primary key.
+     */
+    private static final String SETTLE = "WITH expired AS (SELECT j.id, e.settle, e.delay_ms, j.lease_owner,"
+            + "     j.lease_token, j.started_at"
+            + "   FROM unnest(?::bigint[], ?::text[], ?::bigint[]) AS e(id, settle, delay_ms)"
+            + "   JOIN outbox_job j ON j.id = e.id AND j.state = 'running'),"
             + " dead AS (DELETE FROM outbox_job j USING expired e"
-            + "   WHERE j.id = e.id AND e.charged AND j.attempts >= j.max_attempts"
+            + "   WHERE j.id = e.id AND e.settle = 'dead'"
             + "   RETURNING j.*),"
             + " dl AS (INSERT INTO outbox_dead_letter (" + DEAD_COLUMNS + ")"
             + "   SELECT " + COPY_COLUMNS + ", attempts, max_attempts,"
@@ -243,24 +249,22 @@ public final class JobStore {
             + "     created_at, started_at, now()"
             + "   FROM dead),"
             + " retried AS (UPDATE outbox_job j SET state = 'retry',"
-            + "   run_at = now() + floor(random() * least(coalesce(p.cap_ms, ?::bigint),"
-            + "     coalesce(p.base_ms, ?::bigint) * power(2, least(j.attempts - 1, 30)))) * interval '1 millisecond',"
+            + "   run_at = now() + e.delay_ms * interval '1 millisecond',"
             + "   last_error = 'lease expired on attempt ' || j.attempts || ': worker ' || coalesce(e.lease_owner, '?')"
             + "     || ' stopped or hung',"
             + "   lease_owner = NULL, lease_token = NULL, lease_until = NULL"
-            + "   FROM expired e LEFT JOIN policy p ON p.kind = e.kind"
-            + "   WHERE j.id = e.id AND e.charged AND j.attempts < j.max_attempts"
+            + "   FROM expired e WHERE j.id = e.id AND e.settle = 'retry'"
             + "   RETURNING j.id, j.attempts),"
             + " returned AS (UPDATE outbox_job j SET state = CASE WHEN j.attempts <= 1 THEN 'pending' ELSE 'retry' END,"
             + "   attempts = j.attempts - 1, unstarted_expiries = j.unstarted_expiries + 1,"
             + "   lease_owner = NULL, lease_token = NULL, lease_until = NULL"
-            + "   FROM expired e WHERE j.id = e.id AND NOT e.charged"
+            + "   FROM expired e WHERE j.id = e.id AND e.settle = 'returned'"
             + "   RETURNING j.id, j.attempts + 1 AS attempt),"
             + " logged AS (INSERT INTO outbox_attempt (job_id, attempt, worker, lease_token, started_at, outcome, error)"
             + "   SELECT e.id, coalesce(r.attempts, d.attempts, u.attempt), e.lease_owner, e.lease_token, e.started_at,"
-            + "     CASE WHEN e.charged THEN 'lease_expired' ELSE 'unstarted' END,"
-            + "     CASE WHEN e.charged THEN 'lease expired'"
-            + "       ELSE 'lease expired before the attempt started: not charged' END"
+            + "     CASE WHEN e.settle = 'returned' THEN 'unstarted' ELSE 'lease_expired' END,"
+            + "     CASE WHEN e.settle = 'returned' THEN 'lease expired before the attempt started: not charged'"
+            + "       ELSE 'lease expired' END"
             + "   FROM expired e"
             + "   LEFT JOIN retried r ON r.id = e.id LEFT JOIN dead d ON d.id = e.id LEFT JOIN returned u ON u.id = e.id"
             + "   WHERE ? AND (r.id IS NOT NULL OR d.id IS NOT NULL OR u.id IS NOT NULL))"
@@ -662,9 +666,10 @@ public final class JobStore {
     public record Rescued(int retried, int dead, int returned) {}
 
     /**
-     * Settles expired leases (see {@link #RESCUE}): a started attempt is charged and retried with a
-     * full-jitter delay, or dead-lettered when its budget is spent; an attempt that never started is
-     * refunded and back in line at once.
+     * Settles up to {@code limit} expired leases in one transaction: {@link #EXPIRED} locks them,
+     * the retry decision is made here in Java by {@link RetryPolicies} as for any failed attempt (a
+     * charged attempt with budget left waits its kind's full-jitter backoff; one without budget is
+     * dead; an attempt that never started is refunded), and {@link #SETTLE} applies it.
      *
      * @param policies the retry policy of each kind, and the default for the others
      * @param chargeUnstarted charge every expired lease, started or not (the negative control {@link
@@ -672,28 +677,48 @@ public final class JobStore {
      */
     public Rescued rescue(Connection c, int limit, RetryPolicies policies, boolean chargeUnstarted, boolean log)
             throws SQLException {
-        List<String> kinds = new ArrayList<>();
-        List<Long> bases = new ArrayList<>();
-        List<Long> caps = new ArrayList<>();
-        policies.byKind().forEach((kind, policy) -> {
-            kinds.add(kind);
-            bases.add(policy.base().toMillis());
-            caps.add(policy.cap().toMillis());
-        });
-        try (PreparedStatement ps = c.prepareStatement(RESCUE)) {
-            ps.setArray(1, Sql.texts(c, kinds));
-            ps.setArray(2, Sql.bigints(c, bases));
-            ps.setArray(3, Sql.bigints(c, caps));
-            ps.setBoolean(4, chargeUnstarted);
-            ps.setInt(5, limit);
-            ps.setLong(6, policies.defaultPolicy().cap().toMillis());
-            ps.setLong(7, policies.defaultPolicy().base().toMillis());
-            ps.setBoolean(8, log);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return new Rescued(rs.getInt(1), rs.getInt(2), rs.getInt(3));
+        return Transactions.call(c, tx -> {
+            List<Long> ids = new ArrayList<>();
+            List<String> settles = new ArrayList<>();
+            List<Long> delays = new ArrayList<>();
+            RandomGenerator random = ThreadLocalRandom.current();
+            try (PreparedStatement ps = tx.prepareStatement(EXPIRED)) {
+                ps.setBoolean(1, chargeUnstarted);
+                ps.setInt(2, limit);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        String kind = rs.getString(2);
+                        int attempts = rs.getInt(3);
+                        int maxAttempts = rs.getInt(4);
+                        boolean charged = rs.getBoolean(5);
+                        ids.add(rs.getLong(1));
+                        if (!charged) {
+                            settles.add("returned");
+                            delays.add(0L);
+                        } else if (attempts >= maxAttempts) {
+                            settles.add("dead");
+                            delays.add(0L);
+                        } else {
+                            settles.add("retry");
+                            delays.add(policies.backoff(kind, attempts, random).toMillis());
+                        }
+                    }
+                }
             }
-        }
+            if (ids.isEmpty()) {
+                return new Rescued(0, 0, 0);
+            }
+            try (PreparedStatement ps = tx.prepareStatement(SETTLE)) {
+                ps.setArray(1, Sql.bigints(tx, ids));
+                ps.setArray(2, Sql.texts(tx, settles));
+                ps.setArray(3, Sql.bigints(tx, delays));
+                ps.setBoolean(4, log);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return new Rescued(rs.getInt(1), rs.getInt(2), rs.getInt(3));
+                }
+            }
+        });
     }
 
     private static long count(PreparedStatement ps) throws SQLException {

@@ -1,5 +1,6 @@
 package dev.postbox.internal;
 
+import dev.postbox.PostboxSchema;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -19,7 +20,9 @@ import org.slf4j.LoggerFactory;
  */
 final class NotificationListener implements Runnable {
 
-    static final String CHANNEL = "postbox_job";
+    /** The channel of the default installation; one in a named schema listens on its own ({@link PostboxSchema#channel()}). */
+    static final String CHANNEL = PostboxSchema.DEFAULT_CHANNEL;
+
     private static final Logger log = LoggerFactory.getLogger(NotificationListener.class);
 
     private final DataSource dataSource;
@@ -27,11 +30,13 @@ final class NotificationListener implements Runnable {
     private final Duration pollInterval;
     private final FailureBackoff failures;
     private final String ownPayload;
+    private final String channel;
     private volatile boolean running = true;
 
     NotificationListener(DataSource dataSource, Runnable onNotification, Duration pollInterval, String ownPayload) {
         this.dataSource = dataSource;
         this.ownPayload = ownPayload;
+        this.channel = PostboxSchema.of(dataSource).channel();
         this.onNotification = onNotification;
         this.pollInterval = pollInterval;
         this.failures = new FailureBackoff(
@@ -57,7 +62,7 @@ final class NotificationListener implements Runnable {
             try (Connection c = dataSource.getConnection()) {
                 c.setAutoCommit(true);
                 try (Statement s = c.createStatement()) {
-                    s.execute("LISTEN " + CHANNEL);
+                    s.execute("LISTEN " + channel); // a validated, lower-case identifier
                 }
                 PGConnection pg = c.unwrap(PGConnection.class);
                 failures.succeeded();

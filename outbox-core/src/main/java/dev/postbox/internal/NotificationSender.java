@@ -1,5 +1,6 @@
 package dev.postbox.internal;
 
+import dev.postbox.PostboxSchema;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -34,6 +35,7 @@ final class NotificationSender {
     private final DataSource dataSource;
     private final long intervalNanos;
     private final String payload;
+    private final String channel;
     private final ScheduledThreadPoolExecutor executor;
     private final FailureBackoff failures;
     private final AtomicBoolean scheduled = new AtomicBoolean();
@@ -44,8 +46,9 @@ final class NotificationSender {
         this.dataSource = dataSource;
         this.intervalNanos = interval.toNanos();
         this.payload = payload;
+        this.channel = PostboxSchema.of(dataSource).channel();
         this.executor = DaemonExecutor.singleThread("postbox-notify-");
-        this.failures = new FailureBackoff(log, "Sending NOTIFY " + NotificationListener.CHANNEL);
+        this.failures = new FailureBackoff(log, "Sending NOTIFY " + channel);
         this.lastSentAt = System.nanoTime() - intervalNanos;
     }
 
@@ -71,7 +74,7 @@ final class NotificationSender {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
             try (PreparedStatement ps = c.prepareStatement(NOTIFY)) {
-                ps.setString(1, NotificationListener.CHANNEL);
+                ps.setString(1, channel);
                 ps.setString(2, payload);
                 ps.execute();
             }

@@ -13,8 +13,9 @@ import org.slf4j.LoggerFactory;
  * Maintenance service: settles jobs whose lease expired (their worker died, hung or lost the
  * database). An attempt that had started is charged: the job goes back to the queue with the backoff
  * of its kind's retry policy ({@link RetryPolicies}: the policies of the kinds this process has
- * handlers for, the engine's for the others), or to the dead letters when its budget is spent. One that never started (the job waited in a
- * dead worker's buffer) is refunded and back in line at once. Runs on every node; row locks with
+ * handlers for, the engine's for the others), or to the dead letters when its budget (the attempts
+ * its kind's policy gave it at enqueue) is spent. One that never started (the job waited in a dead
+ * worker's buffer) is refunded and back in line at once. Runs on every node; row locks with
  * SKIP LOCKED keep nodes out of each other's way.
  */
 final class Rescuer implements Runnable {
@@ -61,7 +62,6 @@ final class Rescuer implements Runnable {
         while (true) {
             JobStore.Rescued pass;
             try (Connection c = dataSource.getConnection()) {
-                c.setAutoCommit(true);
                 pass = store.rescue(
                         c,
                         BATCH,

@@ -13,8 +13,8 @@ import java.util.random.RandomGenerator;
 /**
  * The retry decision, in one place: which policy a job's kind has (its handler's, else the
  * engine's), the attempt budget a new job of a kind gets, and how long a failed attempt waits. The
- * engine's runner, the rescuer (through {@link JobStore#rescue}, which applies the same ceiling in
- * SQL) and the enqueue path all ask this class.
+ * engine's runner, the rescuer (through {@link JobStore#rescue}, for an attempt whose lease expired)
+ * and the enqueue path all ask this class; no other place computes a backoff.
  */
 public final class RetryPolicies {
 
@@ -76,5 +76,13 @@ public final class RetryPolicies {
         RetryPolicy policy = retry.policy() != null ? retry.policy() : policyFor(job.kind());
         Duration chosen = retry.delay();
         return chosen != null ? policy.clamp(chosen) : policy.delayAfter(job.attempt(), random);
+    }
+
+    /**
+     * How long a job of this kind waits after a failed attempt that chose no delay of its own (the
+     * rescuer's case: the attempt's lease expired): its kind's full-jitter backoff.
+     */
+    public Duration backoff(String kind, int failedAttempt, RandomGenerator random) {
+        return policyFor(kind).delayAfter(failedAttempt, random);
     }
 }

@@ -45,6 +45,13 @@ public @interface Enqueue {
     /** The queue; {@code "default"} when empty. */
     String queue() default "";
 
+    /**
+     * The destination the job names ({@link dev.postbox.Job#endpoint()}): for a broker relay's kind
+     * ({@code KafkaRelay.KIND}, {@code AmqpRelay.KIND}, {@code NatsRelay.KIND}) one of its configured
+     * destinations. Empty: none.
+     */
+    String destination() default "";
+
     /** SpEL for the payload; empty means the return value ({@code #result}). */
     String payload() default "";
 

@@ -22,6 +22,15 @@ import org.springframework.aot.hint.annotation.Reflective;
  *
  * <p>Expressions are SpEL with the event as root object (also {@code #event}). Other in-process
  * {@code @EventListener}s still receive the event as usual.
+ *
+ * <p>To a broker, name the relay's kind and a configured destination: the event is then published
+ * to that destination's topic, exchange or subject after the commit, like {@code relay.send(...)}.
+ *
+ * <pre>{@code
+ * @OutboxEvent(kind = KafkaRelay.KIND, destination = "orders",
+ *         idempotencyKey = "'order-placed-' + orderId", orderingKey = "'order-' + orderId")
+ * public record OrderPlaced(long orderId, String sku) {}
+ * }</pre>
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
@@ -34,6 +43,13 @@ public @interface OutboxEvent {
 
     /** The queue; {@code "default"} when empty. */
     String queue() default "";
+
+    /**
+     * The destination the job names ({@link dev.postbox.Job#endpoint()}): for a broker relay's kind
+     * ({@code KafkaRelay.KIND}, {@code AmqpRelay.KIND}, {@code NatsRelay.KIND}) one of its configured
+     * destinations. Empty: none.
+     */
+    String destination() default "";
 
     /** SpEL for the idempotency key, e.g. {@code "'order-placed-' + orderId"}. Empty: none. */
     String idempotencyKey() default "";

@@ -140,7 +140,7 @@ public final class PostboxAutoConfiguration {
             ObjectProvider<DataSource> dataSources,
             @PostboxDataSource ObjectProvider<PlatformTransactionManager> postboxTransactionManager,
             ObjectProvider<PlatformTransactionManager> transactionManagers) {
-        return PostboxDatabase.resolve(
+        PostboxDatabase chosen = PostboxDatabase.resolve(
                 beanFactory,
                 new PostboxDatabase.Choice(
                         properties.getDatasource(),
@@ -149,6 +149,8 @@ public final class PostboxAutoConfiguration {
                         properties.getTransactionManager(),
                         postboxTransactionManager,
                         transactionManagers));
+        // The one place where the starter applies postbox.schema.name: every Postbox bean works on this DataSource.
+        return chosen.in(properties.getSchema().postboxSchema());
     }
 
     /** With Flyway in the application, Postbox's migrations run through a Flyway of their own. */

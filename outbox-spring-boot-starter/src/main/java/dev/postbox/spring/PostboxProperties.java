@@ -3,6 +3,7 @@ package dev.postbox.spring;
 import dev.postbox.AttemptLogLevel;
 import dev.postbox.JobRequest;
 import dev.postbox.PostboxConfig;
+import dev.postbox.PostboxSchema;
 import dev.postbox.RetryPolicy;
 import dev.postbox.TransactionMode;
 import dev.postbox.spring.internal.PropertyChecks;
@@ -216,12 +217,47 @@ public class PostboxProperties {
          */
         private SchemaInitialization initialize = SchemaInitialization.EMBEDDED;
 
+        /**
+         * The PostgreSQL schema of Postbox's tables, sequences, functions and archive partitions, e.g.
+         * {@code postbox}: Postbox names them qualified with it in every statement, whatever the
+         * connections' {@code search_path} (which Postbox leaves as it is). Migrations create it when
+         * missing. Unset or empty (the default): the tables the {@code search_path} finds, as before.
+         * Lower-case letters, digits and underscores; set the same on every process of one installation.
+         */
+        private @Nullable String name;
+
         public SchemaInitialization getInitialize() {
             return initialize;
         }
 
         public void setInitialize(SchemaInitialization initialize) {
             this.initialize = initialize;
+        }
+
+        public @Nullable String getName() {
+            return name;
+        }
+
+        /** Validated; empty (e.g. an unset {@code ${POSTBOX_SCHEMA:}}) means unset. */
+        public void setName(@Nullable String name) {
+            if (name == null || name.isEmpty()) {
+                this.name = null;
+                return;
+            }
+            try {
+                PostboxSchema.named(name);
+            } catch (IllegalArgumentException e) {
+                // The rule's message, with the property: the whole story in one line (no cause to dig out).
+                throw new IllegalArgumentException("postbox.schema.name: " + e.getMessage()
+                        + "; or remove the property to use the connections' search_path");
+            }
+            this.name = name;
+        }
+
+        /** The schema {@link #getName() name} names, or the search_path when it is unset. */
+        public PostboxSchema postboxSchema() {
+            String schema = name;
+            return schema == null ? PostboxSchema.searchPath() : PostboxSchema.named(schema);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.postbox.spring;
 
+import dev.postbox.PostboxSchema;
 import dev.postbox.SchemaInstaller;
 import dev.postbox.SchemaVerifier;
 import dev.postbox.spring.internal.BuiltInSchemaMigrator;
@@ -110,7 +111,12 @@ public class PostboxSchemaInitializer implements InitializingBean {
             case NEVER -> "postbox.schema.initialize=never leaves them to you";
             case ALWAYS -> "they were applied with " + migrator.describe() + " but are still missing";
         };
-        return "Postbox's tables are missing from its database: migrations " + versions + " of "
+        String schema = PostboxSchema.of(dataSource)
+                .name()
+                .map(name -> " (schema " + name + ", postbox.schema.name; a Liquibase or Flyway of your own must run"
+                        + " Postbox's files with " + name + " as its default schema)")
+                .orElse("");
+        return "Postbox's tables are missing from its database" + schema + ": migrations " + versions + " of "
                 + SchemaInstaller.LOCATION + " are not applied (missing: " + String.join(", ", objects) + "). "
                 + why + ". Apply them in one of these ways:\n"
                 + "  - let Postbox apply them at start-up: postbox.schema.initialize=always (with Flyway in the"

@@ -3,6 +3,7 @@ package dev.postbox.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.postbox.spring.http.PostboxHttpProperties;
+import dev.postbox.spring.http.PostboxInboxProperties;
 import java.io.InputStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -89,6 +90,17 @@ class ConfigurationMetadataTest {
         actual.put("postbox.http.denied-ports", http.getDeniedPorts());
         actual.put("postbox.http.max-response-body-bytes", http.getMaxResponseBodyBytes());
         actual.put("postbox.http.queue", http.getQueue());
+        actual.put("postbox.http.max-payload-bytes", http.getMaxPayloadBytes());
+        actual.put("postbox.http.fan-out-batch-size", http.getFanOutBatchSize());
+        actual.put("postbox.http.park-delay", http.getParkDelay());
+        actual.put(
+                "postbox.http.global-rate-limit.burst",
+                http.getGlobalRateLimit().getBurst());
+        PostboxInboxProperties inbox = Binder.get(new org.springframework.core.env.StandardEnvironment())
+                .bindOrCreate("postbox.inbox", PostboxInboxProperties.class);
+        actual.put("postbox.inbox.tolerance", inbox.getTolerance());
+        actual.put("postbox.inbox.table", inbox.getTable());
+        actual.put("postbox.inbox.max-body-bytes", inbox.getMaxBodyBytes());
         actual.put("postbox.http.timeouts.connect", http.getTimeouts().getConnect());
         actual.put("postbox.http.timeouts.read", http.getTimeouts().getRead());
         actual.put("postbox.http.timeouts.call", http.getTimeouts().getCall());

@@ -4,8 +4,9 @@ import com.rabbitmq.client.AMQP;
 import dev.postbox.Job;
 import dev.postbox.JobOutcome;
 import dev.postbox.OutcomeHandler;
+import dev.postbox.RateLimits;
+import dev.postbox.RelayMessage;
 import dev.postbox.amqp.AmqpDestination;
-import java.nio.charset.StandardCharsets;
 import java.util.Date;
 import java.util.HashMap;
 import java.util.Map;
@@ -14,22 +15,29 @@ import java.util.Optional;
 /**
  * Publishes a relay job to its destination. The AMQP {@code message-id} is the job's stable key, the
  * same on every attempt, so a consumer that deduplicates by it applies a message republished after
- * a crash (between the broker's confirm and the job's completion) once.
+ * a crash (between the broker's confirm and the job's completion) once. A destination at its rate
+ * limit snoozes the job to its slot of the limit's line, without publishing.
  */
 public final class AmqpPublishHandler implements OutcomeHandler {
 
-    /** Header with the job's stable key (also the message id), for consumers that read headers only. */
-    public static final String KEY_HEADER = "postbox-key";
-
-    /** Header with the job's ordering key, when it has one. */
-    public static final String ORDERING_KEY_HEADER = "postbox-ordering-key";
-
     private final Map<String, AmqpDestination> destinations;
     private final ConfirmedPublisher publisher;
+    private volatile Map<String, RateLimits.Bucket> buckets = Map.of();
 
     public AmqpPublishHandler(Map<String, AmqpDestination> destinations, ConfirmedPublisher publisher) {
         this.destinations = Map.copyOf(destinations);
         this.publisher = publisher;
+    }
+
+    /** Creates (or reconfigures) the shared bucket of each rate-limited destination. */
+    public void install(RateLimits limits) {
+        Map<String, RateLimits.Bucket> created = new HashMap<>();
+        for (AmqpDestination d : destinations.values()) {
+            if (d.maxPerSecond() > 0) {
+                created.put(d.name(), limits.bucket("amqp:" + d.name(), d.maxPerSecond(), d.maxPerSecond()));
+            }
+        }
+        buckets = Map.copyOf(created);
     }
 
     @Override
@@ -45,12 +53,23 @@ public final class AmqpPublishHandler implements OutcomeHandler {
             return JobOutcome.retry("AMQP destination '" + name + "' is not configured in this process;"
                     + " add it to the relay (it is retried, and dead-lettered when the budget ends)");
         }
+        if (destination.maxPerSecond() > 0) {
+            RateLimits.Bucket bucket = buckets.get(name);
+            if (bucket == null) {
+                return JobOutcome.retry("AMQP destination '" + name + "' has a rate limit, but the relay is not"
+                        + " installed in this engine: add it with Postbox.Builder.module(relay)");
+            }
+            RateLimits.Permits permits = bucket.take(1);
+            if (permits.granted() == 0) {
+                return JobOutcome.snooze(
+                        permits.waitOf(0),
+                        "AMQP destination '" + name + "' is at its rate limit of " + destination.maxPerSecond() + "/s");
+            }
+        }
+        RelayMessage message = RelayMessage.of(job);
         try {
             publisher.publish(
-                    destination.exchange(),
-                    destination.routingKey(),
-                    properties(job),
-                    job.payloadJson().getBytes(StandardCharsets.UTF_8));
+                    destination.exchange(), destination.routingKey(), properties(job, message), message.body());
             return JobOutcome.done();
         } catch (ConfirmedPublisher.PublishFailure e) {
             return JobOutcome.retry(
@@ -58,22 +77,15 @@ public final class AmqpPublishHandler implements OutcomeHandler {
         }
     }
 
-    private static AMQP.BasicProperties properties(Job job) {
-        Map<String, Object> headers = new HashMap<>();
-        headers.put(KEY_HEADER, job.stableKey());
-        job.orderingKey().ifPresent(k -> headers.put(ORDERING_KEY_HEADER, k));
-        String traceparent = job.headers().get("traceparent");
-        if (traceparent != null) {
-            headers.put("traceparent", traceparent);
-        }
+    private static AMQP.BasicProperties properties(Job job, RelayMessage message) {
         return new AMQP.BasicProperties.Builder()
-                .messageId(job.stableKey())
-                .contentType("application/json")
+                .messageId(message.key())
+                .contentType(RelayMessage.CONTENT_TYPE)
                 .contentEncoding("utf-8")
                 .deliveryMode(2)
                 .appId("postbox")
                 .timestamp(Date.from(job.createdAt()))
-                .headers(headers)
+                .headers(new HashMap<String, Object>(message.headers()))
                 .build();
     }
 }

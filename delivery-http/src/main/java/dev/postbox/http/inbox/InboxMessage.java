@@ -1,6 +1,6 @@
 package dev.postbox.http.inbox;
 
-import dev.postbox.http.webhook.WebhookDeliveryHandler;
+import dev.postbox.http.webhook.Webhooks;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.function.Function;
@@ -24,6 +24,6 @@ public record InboxMessage(
 
     /** The event type of a published event ({@code webhook-event-type}), or null. */
     public @Nullable String eventType() {
-        return header.apply(WebhookDeliveryHandler.EVENT_TYPE_HTTP_HEADER);
+        return header.apply(Webhooks.EVENT_TYPE_HEADER);
     }
 }

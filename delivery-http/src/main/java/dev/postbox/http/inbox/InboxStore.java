@@ -1,12 +1,13 @@
 package dev.postbox.http.inbox;
 
+import dev.postbox.PostboxSchema;
+import dev.postbox.http.internal.Require;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Objects;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.springframework.jdbc.datasource.DataSourceUtils;
@@ -51,7 +52,7 @@ final class InboxStore {
      */
     boolean record(String webhookId, Instant timestamp) throws SQLException {
         Connection c = DataSourceUtils.getConnection(dataSource);
-        try (PreparedStatement ps = c.prepareStatement(insert)) {
+        try (PreparedStatement ps = PostboxSchema.of(dataSource).connection(c).prepareStatement(insert)) {
             ps.setString(1, webhookId);
             ps.setTimestamp(2, Timestamp.from(timestamp));
             return ps.executeUpdate() > 0;
@@ -72,7 +73,7 @@ final class InboxStore {
     }
 
     static String requireIdentifier(String table) {
-        Objects.requireNonNull(table, "table may not be null");
+        Require.notNull(table, "table");
         if (!IDENTIFIER.matcher(table).matches()) {
             throw new IllegalArgumentException("inbox table name '" + table + "' is not a plain SQL identifier:"
                     + " use letters, digits and '_' (optionally schema.table), e.g. 'postbox_inbox'");

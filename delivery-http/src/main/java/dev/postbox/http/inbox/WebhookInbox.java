@@ -1,5 +1,6 @@
 package dev.postbox.http.inbox;
 
+import dev.postbox.http.internal.Require;
 import dev.postbox.http.signing.VerifiedWebhook;
 import dev.postbox.http.signing.WebhookSecret;
 import dev.postbox.http.signing.WebhookVerificationException;
@@ -8,7 +9,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.function.Function;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -94,9 +94,9 @@ public final class WebhookInbox {
      *     propagate as they are); the record was rolled back, so a redelivery runs the handler again
      */
     public InboxResult receive(Function<String, @Nullable String> header, byte[] rawBody, InboxHandler handler) {
-        Objects.requireNonNull(header, "header may not be null");
-        Objects.requireNonNull(rawBody, "rawBody may not be null");
-        Objects.requireNonNull(handler, "handler may not be null");
+        Require.notNull(header, "header");
+        Require.notNull(rawBody, "rawBody");
+        Require.notNull(handler, "handler");
         String claimedId = header.apply(WebhookVerifier.ID_HEADER);
         if (rawBody.length > maxBodyBytes) {
             return tooLarge(claimedId, rawBody.length);
@@ -139,7 +139,7 @@ public final class WebhookInbox {
      */
     public InboxResult receive(
             Function<String, @Nullable String> header, java.io.InputStream body, InboxHandler handler) {
-        Objects.requireNonNull(body, "body may not be null");
+        Require.notNull(body, "body");
         byte[] bytes;
         try {
             bytes = body.readNBytes(maxBodyBytes + 1);
@@ -166,7 +166,7 @@ public final class WebhookInbox {
 
     /** {@link #receive(Function, byte[], InboxHandler)} with the headers as a map (names case-insensitive). */
     public InboxResult receive(Map<String, String> headers, byte[] rawBody, InboxHandler handler) {
-        Objects.requireNonNull(headers, "headers may not be null");
+        Require.notNull(headers, "headers");
         return receive(
                 name -> headers.entrySet().stream()
                         .filter(e -> e.getKey().equalsIgnoreCase(name))
@@ -186,7 +186,7 @@ public final class WebhookInbox {
      *     applied again (a replay)
      */
     public int purgeOlderThan(Duration age) {
-        Objects.requireNonNull(age, "age may not be null");
+        Require.notNull(age, "age");
         if (age.compareTo(verifier.tolerance()) < 0) {
             throw new IllegalArgumentException("purgeOlderThan(" + age + ") is shorter than the timestamp tolerance ("
                     + verifier.tolerance() + "): a replay of a purged webhook within the tolerance would be"
@@ -231,7 +231,7 @@ public final class WebhookInbox {
         private Duration rejectionSummaryInterval = Duration.ofMinutes(1);
 
         private Builder(DataSource dataSource) {
-            this.dataSource = Objects.requireNonNull(dataSource, "dataSource may not be null");
+            this.dataSource = Require.notNull(dataSource, "dataSource");
         }
 
         /** Adds a secret (whsec_...); add the new and the old one during rotation. */
@@ -241,30 +241,30 @@ public final class WebhookInbox {
         }
 
         public Builder secret(WebhookSecret secret) {
-            secrets.add(Objects.requireNonNull(secret, "secret may not be null"));
+            secrets.add(Require.notNull(secret, "secret"));
             return this;
         }
 
         public Builder secrets(List<WebhookSecret> secrets) {
-            Objects.requireNonNull(secrets, "secrets may not be null").forEach(this::secret);
+            Require.notNull(secrets, "secrets").forEach(this::secret);
             return this;
         }
 
         /** How far {@code webhook-timestamp} may be from now. Default 5 minutes. */
         public Builder tolerance(Duration tolerance) {
-            this.tolerance = Objects.requireNonNull(tolerance, "tolerance may not be null");
+            this.tolerance = Require.notNull(tolerance, "tolerance");
             return this;
         }
 
         /** A fully configured verifier instead of secrets and tolerance. */
         public Builder verifier(WebhookVerifier verifier) {
-            this.verifier = Objects.requireNonNull(verifier, "verifier may not be null");
+            this.verifier = Require.notNull(verifier, "verifier");
             return this;
         }
 
         /** The receiver's transaction manager (e.g. JPA on the same DataSource); default a DataSourceTransactionManager. */
         public Builder transactionManager(PlatformTransactionManager transactionManager) {
-            this.transactionManager = Objects.requireNonNull(transactionManager, "transactionManager may not be null");
+            this.transactionManager = Require.notNull(transactionManager, "transactionManager");
             return this;
         }
 
@@ -289,7 +289,7 @@ public final class WebhookInbox {
 
         /** How often at most a WARN summary of rejected webhooks is logged (each one is logged at DEBUG). */
         public Builder rejectionSummaryInterval(Duration interval) {
-            Objects.requireNonNull(interval, "interval may not be null");
+            Require.notNull(interval, "interval");
             if (interval.isNegative()) {
                 throw new IllegalArgumentException("rejectionSummaryInterval may not be negative, got " + interval);
             }

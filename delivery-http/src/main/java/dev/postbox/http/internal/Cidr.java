@@ -2,7 +2,6 @@ package dev.postbox.http.internal;
 
 import java.net.InetAddress;
 import java.util.Arrays;
-import java.util.Objects;
 import java.util.Optional;
 
 /** An IPv4 or IPv6 network in CIDR notation, e.g. {@code 10.0.0.0/8} or {@code fc00::/7}. */
@@ -25,7 +24,7 @@ public final class Cidr {
      * @throws IllegalArgumentException if the text is not a CIDR or the prefix is out of range
      */
     public static Cidr parse(String text) {
-        Objects.requireNonNull(text, "cidr may not be null");
+        Require.notNull(text, "cidr");
         return tryParse(text)
                 .orElseThrow(() -> new IllegalArgumentException(
                         "'" + text + "' is not a CIDR such as 10.0.0.0/8, 127.0.0.1/32 or fc00::/7"));

@@ -1,10 +1,10 @@
 package dev.postbox.http.signing;
 
+import dev.postbox.http.internal.Require;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.Base64;
-import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -65,7 +65,7 @@ public final class WebhookSecret {
      * @throws IllegalArgumentException when the key size is outside [24, 64] bytes
      */
     public static WebhookSecret ofKey(byte[] key) {
-        Objects.requireNonNull(key, "key may not be null");
+        Require.notNull(key, "key");
         if (key.length < MIN_KEY_BYTES || key.length > MAX_KEY_BYTES) {
             throw new IllegalArgumentException("webhook secret key must be between " + MIN_KEY_BYTES + " and "
                     + MAX_KEY_BYTES + " bytes, got " + key.length + " bytes");

@@ -1,9 +1,9 @@
 package dev.postbox.http.signing;
 
 import dev.postbox.http.internal.HmacSha256;
+import dev.postbox.http.internal.Require;
 import java.util.Base64;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * Produces the Standard Webhooks {@code webhook-signature} header value: {@code v1,<base64
@@ -29,11 +29,11 @@ public final class WebhookSigner {
      * @throws IllegalArgumentException if {@code secrets} is empty
      */
     public static WebhookSigner of(List<WebhookSecret> secrets) {
-        Objects.requireNonNull(secrets, "secrets may not be null");
+        Require.notNull(secrets, "secrets");
         if (secrets.isEmpty()) {
             throw new IllegalArgumentException("secrets may not be empty: an endpoint needs at least one secret");
         }
-        secrets.forEach(secret -> Objects.requireNonNull(secret, "secrets may not contain null"));
+        secrets.forEach(secret -> Require.element(secret, "secrets"));
         return new WebhookSigner(List.copyOf(secrets));
     }
 
@@ -72,8 +72,8 @@ public final class WebhookSigner {
 
     /** The bytes that are signed: {@code {id}.{timestamp}.{body}}. */
     static byte[] signedContent(String messageId, long timestampSeconds, byte[] body) {
-        Objects.requireNonNull(messageId, "messageId may not be null");
-        Objects.requireNonNull(body, "body may not be null");
+        Require.notNull(messageId, "messageId");
+        Require.notNull(body, "body");
         if (messageId.isEmpty()) {
             throw new IllegalArgumentException("messageId may not be empty");
         }

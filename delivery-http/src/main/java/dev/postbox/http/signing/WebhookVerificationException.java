@@ -1,6 +1,6 @@
 package dev.postbox.http.signing;
 
-import java.util.Objects;
+import dev.postbox.http.internal.Require;
 
 /**
  * Thrown by {@link WebhookVerifier} when an incoming webhook must be rejected. The {@link #reason()}
@@ -29,7 +29,7 @@ public final class WebhookVerificationException extends RuntimeException {
     /** Creates an exception for {@code reason} with an explaining message. */
     public WebhookVerificationException(Reason reason, String message) {
         super(message);
-        this.reason = Objects.requireNonNull(reason, "reason may not be null");
+        this.reason = Require.notNull(reason, "reason");
     }
 
     /** Why the webhook was rejected. */

@@ -1,6 +1,7 @@
 package dev.postbox.http.signing;
 
 import dev.postbox.http.internal.HmacSha256;
+import dev.postbox.http.internal.Require;
 import dev.postbox.http.signing.WebhookVerificationException.Reason;
 import java.security.MessageDigest;
 import java.time.Clock;
@@ -11,7 +12,6 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -66,7 +66,7 @@ public final class WebhookVerifier {
      * @throws WebhookVerificationException with the reason the webhook is rejected
      */
     public VerifiedWebhook verify(Function<String, @Nullable String> header, byte[] body) {
-        Objects.requireNonNull(header, "header may not be null");
+        Require.notNull(header, "header");
         return verify(header.apply(ID_HEADER), header.apply(TIMESTAMP_HEADER), header.apply(SIGNATURE_HEADER), body);
     }
 
@@ -76,7 +76,7 @@ public final class WebhookVerifier {
      * @throws WebhookVerificationException with the reason the webhook is rejected
      */
     public VerifiedWebhook verify(Map<String, String> headers, byte[] body) {
-        Objects.requireNonNull(headers, "headers may not be null");
+        Require.notNull(headers, "headers");
         return verify(name -> headerIgnoringCase(headers, name), body);
     }
 
@@ -87,7 +87,7 @@ public final class WebhookVerifier {
      */
     public VerifiedWebhook verify(
             @Nullable String messageId, @Nullable String timestamp, @Nullable String signatures, byte[] body) {
-        Objects.requireNonNull(body, "body may not be null");
+        Require.notNull(body, "body");
         String id = required(ID_HEADER, messageId);
         String timestampValue = required(TIMESTAMP_HEADER, timestamp);
         String signatureValue = required(SIGNATURE_HEADER, signatures);
@@ -208,19 +208,19 @@ public final class WebhookVerifier {
 
         /** Adds a secret that is accepted; add both the old and the new one during a rotation. */
         public Builder secret(WebhookSecret secret) {
-            secrets.add(Objects.requireNonNull(secret, "secret may not be null"));
+            secrets.add(Require.notNull(secret, "secret"));
             return this;
         }
 
         /** Adds secrets that are accepted. */
         public Builder secrets(List<WebhookSecret> secrets) {
-            Objects.requireNonNull(secrets, "secrets may not be null").forEach(this::secret);
+            Require.notNull(secrets, "secrets").forEach(this::secret);
             return this;
         }
 
         /** How far the timestamp may be from the clock, either way; positive. Default five minutes. */
         public Builder tolerance(Duration tolerance) {
-            Objects.requireNonNull(tolerance, "tolerance may not be null");
+            Require.notNull(tolerance, "tolerance");
             if (tolerance.isNegative() || tolerance.isZero()) {
                 throw new IllegalArgumentException("tolerance must be positive, got " + tolerance);
             }
@@ -230,7 +230,7 @@ public final class WebhookVerifier {
 
         /** The clock that timestamps are compared to. Default: the system UTC clock. */
         public Builder clock(Clock clock) {
-            this.clock = Objects.requireNonNull(clock, "clock may not be null");
+            this.clock = Require.notNull(clock, "clock");
             return this;
         }
 

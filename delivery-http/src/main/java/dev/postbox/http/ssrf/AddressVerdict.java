@@ -1,7 +1,7 @@
 package dev.postbox.http.ssrf;
 
+import dev.postbox.http.internal.Require;
 import java.net.InetAddress;
-import java.util.Objects;
 
 /**
  * The {@link SsrfGuard}'s decision about one address.
@@ -16,9 +16,9 @@ public record AddressVerdict(InetAddress address, AddressCategory category, bool
 
     /** Validates that no component is null. */
     public AddressVerdict {
-        Objects.requireNonNull(address, "address may not be null");
-        Objects.requireNonNull(category, "category may not be null");
-        Objects.requireNonNull(reason, "reason may not be null");
+        Require.notNull(address, "address");
+        Require.notNull(category, "category");
+        Require.notNull(reason, "reason");
     }
 
     /** Whether Postbox must not connect to the address. */

@@ -1,10 +1,10 @@
 package dev.postbox.http.ssrf;
 
+import dev.postbox.http.internal.Require;
 import java.util.BitSet;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -109,8 +109,8 @@ public final class PortPolicy {
      * @throws IllegalArgumentException naming an entry that is not a port or a range of ports
      */
     public static PortPolicy of(Collection<String> allowed, Collection<String> denied) {
-        Objects.requireNonNull(allowed, "allowed ports may not be null");
-        Objects.requireNonNull(denied, "denied ports may not be null");
+        Require.notNull(allowed, "allowed ports");
+        Require.notNull(denied, "denied ports");
         return new PortPolicy(
                 parse(allowed, ALLOWED_PROPERTY),
                 parse(denied, DENIED_PROPERTY),
@@ -150,7 +150,7 @@ public final class PortPolicy {
     private static BitSet parse(Collection<String> entries, String property) {
         BitSet ports = new BitSet(65536);
         for (String entry : entries) {
-            Objects.requireNonNull(entry, property + " may not contain null");
+            Require.element(entry, property);
             Matcher m = ENTRY.matcher(entry.strip());
             int from = m.matches() ? Integer.parseInt(m.group(1)) : -1;
             int to = m.matches() && m.group(2) != null ? Integer.parseInt(m.group(2)) : from;

@@ -6,10 +6,10 @@ import dev.postbox.http.internal.AddressClassifier.Classification;
 import dev.postbox.http.internal.GuardedDns;
 import dev.postbox.http.internal.GuardedSocketFactory;
 import dev.postbox.http.internal.IpLiterals;
+import dev.postbox.http.internal.Require;
 import java.net.InetAddress;
 import java.net.Proxy;
 import java.util.Locale;
-import java.util.Objects;
 import java.util.Optional;
 import javax.net.SocketFactory;
 import okhttp3.Dns;
@@ -56,7 +56,7 @@ public final class SsrfGuard {
 
     /** A guard enforcing {@code policy}. */
     public static SsrfGuard of(SsrfPolicy policy) {
-        return new SsrfGuard(Objects.requireNonNull(policy, "policy may not be null"));
+        return new SsrfGuard(Require.notNull(policy, "policy"));
     }
 
     /** The policy enforced. */
@@ -66,7 +66,7 @@ public final class SsrfGuard {
 
     /** Decides whether Postbox may connect to {@code address}, considering the CIDR allow-list. */
     public AddressVerdict check(InetAddress address) {
-        Objects.requireNonNull(address, "address may not be null");
+        Require.notNull(address, "address");
         Classification classification = AddressClassifier.classify(address);
         AddressCategory category = classification.category();
         String what = describe(address, classification);
@@ -90,7 +90,7 @@ public final class SsrfGuard {
      * range. Otherwise as {@link #check(InetAddress)}.
      */
     public AddressVerdict check(String host, InetAddress address) {
-        Objects.requireNonNull(host, "host may not be null");
+        Require.notNull(host, "host");
         AddressVerdict verdict = check(address);
         if (verdict.category().needsExactEntry()) {
             Optional<String> exact = policy.allowingNetwork(address, true).map(Object::toString);
@@ -138,7 +138,7 @@ public final class SsrfGuard {
      *     for a URL with credentials (user info), which Postbox refuses
      */
     public void validateUrl(String url) {
-        Objects.requireNonNull(url, "url may not be null");
+        Require.notNull(url, "url");
         HttpUrl parsed = HttpUrl.parse(url.strip());
         if (parsed == null) {
             throw new ForbiddenDestinationException(
@@ -205,7 +205,7 @@ public final class SsrfGuard {
 
     /** A resolver that delegates to {@code delegate} and refuses names resolving to a forbidden address. */
     public Dns dns(Dns delegate) {
-        return new GuardedDns(this, Objects.requireNonNull(delegate, "delegate may not be null"));
+        return new GuardedDns(this, Require.notNull(delegate, "delegate"));
     }
 
     /** A guarded system resolver. */

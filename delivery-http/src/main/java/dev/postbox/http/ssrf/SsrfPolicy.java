@@ -1,13 +1,13 @@
 package dev.postbox.http.ssrf;
 
 import dev.postbox.http.internal.Cidr;
+import dev.postbox.http.internal.Require;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -122,7 +122,7 @@ public final class SsrfPolicy {
          * @throws IllegalArgumentException naming the entry when it is none of these
          */
         public Builder allow(String entry) {
-            Objects.requireNonNull(entry, "allowList entry may not be null");
+            Require.notNull(entry, "allowList entry");
             String trimmed = entry.strip();
             Optional<Cidr> cidr = Cidr.tryParse(trimmed);
             if (cidr.isPresent()) {
@@ -145,7 +145,7 @@ public final class SsrfPolicy {
 
         /** Allow-lists every entry; see {@link #allow(String)}. */
         public Builder allowList(Collection<String> entries) {
-            Objects.requireNonNull(entries, "allowList may not be null").forEach(this::allow);
+            Require.notNull(entries, "allowList").forEach(this::allow);
             return this;
         }
 
@@ -157,7 +157,7 @@ public final class SsrfPolicy {
 
         /** The destination ports allowed. Default {@link PortPolicy#ofDefaults()}. */
         public Builder ports(PortPolicy ports) {
-            this.ports = Objects.requireNonNull(ports, "ports may not be null");
+            this.ports = Require.notNull(ports, "ports");
             return this;
         }
 

@@ -66,7 +66,7 @@ final class DeliveryLine {
             try (PreparedStatement ps = c.prepareStatement(LINE_UP)) {
                 ps.setString(1, queue);
                 ps.setString(2, endpoint);
-                ps.setString(3, WebhookDeliveryHandler.KIND);
+                ps.setString(3, Webhooks.DELIVERY_KIND);
                 ps.setInt(4, BATCH);
                 ps.setLong(5, notBefore.toNanos() / 1000);
                 ps.setString(6, endpoint);

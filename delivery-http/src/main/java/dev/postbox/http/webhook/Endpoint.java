@@ -6,6 +6,7 @@ import dev.postbox.http.DeliveryRequest;
 import dev.postbox.http.EndpointTimeouts;
 import dev.postbox.http.RedactedUrl;
 import dev.postbox.http.internal.HeaderRules;
+import dev.postbox.http.internal.Require;
 import dev.postbox.http.signing.WebhookSecret;
 import java.time.Duration;
 import java.time.Instant;
@@ -15,7 +16,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -62,7 +62,7 @@ public final class Endpoint {
 
     private Endpoint(Builder b) {
         this.name = requireName(b.name);
-        this.url = Objects.requireNonNull(b.url, "url may not be null").strip();
+        this.url = Require.notNull(b.url, "url").strip();
         if (url.isEmpty()) {
             throw new IllegalArgumentException("url of endpoint '" + name + "' may not be blank");
         }
@@ -104,12 +104,12 @@ public final class Endpoint {
     }
 
     static String requireName(@Nullable String name) {
-        Objects.requireNonNull(name, "endpoint name may not be null");
-        if (!NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException("endpoint name '" + name + "' is invalid: start with a letter and use"
-                    + " letters, digits, '_' or '-' only (at most 100 characters), e.g. 'billing-prod'");
+        String checked = Require.notNull(name, "endpoint name");
+        if (!NAME.matcher(checked).matches()) {
+            throw new IllegalArgumentException("endpoint name '" + checked + "' is invalid: start with a letter and"
+                    + " use letters, digits, '_' or '-' only (at most 100 characters), e.g. 'billing-prod'");
         }
-        return name;
+        return checked;
     }
 
     /** A builder for an endpoint with the given name and URL. */
@@ -267,17 +267,17 @@ public final class Endpoint {
 
         private Builder(String name, String url) {
             this.name = requireName(name);
-            this.url = Objects.requireNonNull(url, "url may not be null");
+            this.url = Require.notNull(url, "url");
         }
 
         public Builder url(String url) {
-            this.url = Objects.requireNonNull(url, "url may not be null");
+            this.url = Require.notNull(url, "url");
             return this;
         }
 
         /** Adds a signing secret; the first one added is the newest. */
         public Builder secret(WebhookSecret secret) {
-            secrets.add(Objects.requireNonNull(secret, "secret may not be null"));
+            secrets.add(Require.notNull(secret, "secret"));
             return this;
         }
 
@@ -289,18 +289,18 @@ public final class Endpoint {
         /** Replaces the secrets (rotation: pass the new one first and keep the old one for a while). */
         public Builder secrets(List<WebhookSecret> secrets) {
             this.secrets.clear();
-            Objects.requireNonNull(secrets, "secrets may not be null").forEach(this::secret);
+            Require.notNull(secrets, "secrets").forEach(this::secret);
             return this;
         }
 
         public Builder header(String name, String value) {
-            headers.put(Objects.requireNonNull(name, "header name"), Objects.requireNonNull(value, "header value"));
+            headers.put(Require.notNull(name, "header name"), Require.notNull(value, "header value"));
             return this;
         }
 
         public Builder headers(Map<String, String> headers) {
             this.headers.clear();
-            Objects.requireNonNull(headers, "headers may not be null").forEach(this::header);
+            Require.notNull(headers, "headers").forEach(this::header);
             return this;
         }
 

@@ -4,7 +4,9 @@ import dev.postbox.DeadLetterFilter;
 import dev.postbox.JsonCodec;
 import dev.postbox.PostboxAdmin;
 import dev.postbox.http.SecretCipher;
+import dev.postbox.http.internal.Require;
 import dev.postbox.http.internal.SqlErrors;
+import dev.postbox.http.internal.Transactions;
 import dev.postbox.http.signing.WebhookSecret;
 import dev.postbox.http.ssrf.SsrfGuard;
 import java.sql.Connection;
@@ -14,7 +16,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
@@ -88,7 +89,7 @@ public final class EndpointRegistry {
      * @throws IllegalStateException when an endpoint of that name exists (use {@link #update})
      */
     public Endpoint register(Endpoint endpoint) {
-        Objects.requireNonNull(endpoint, "endpoint may not be null");
+        Require.notNull(endpoint, "endpoint");
         guard.validateUrl(endpoint.url());
         EndpointStore.Sealed sealed = sealFresh(endpoint);
         return tx(c -> {
@@ -109,7 +110,7 @@ public final class EndpointRegistry {
      * @throws UnknownEndpointException when no endpoint of that name exists
      */
     public Endpoint update(Endpoint endpoint) {
-        Objects.requireNonNull(endpoint, "endpoint may not be null");
+        Require.notNull(endpoint, "endpoint");
         guard.validateUrl(endpoint.url());
         Endpoint updated = tx(c -> {
             EndpointStore.Sealed sealed = seal(c, endpoint);
@@ -137,7 +138,7 @@ public final class EndpointRegistry {
      *     guard (the message names the URL and the fix)
      */
     public Endpoint put(Endpoint endpoint) {
-        Objects.requireNonNull(endpoint, "endpoint may not be null");
+        Require.notNull(endpoint, "endpoint");
         guard.validateUrl(endpoint.url());
         String name = endpoint.name();
         record Put(Endpoint stored, @Nullable Boolean inserted, List<String> changed) {}
@@ -170,7 +171,7 @@ public final class EndpointRegistry {
 
     /** The endpoint as stored now. */
     public Optional<Endpoint> get(String name) {
-        Objects.requireNonNull(name, "name may not be null");
+        Require.notNull(name, "name");
         return call(c -> store.load(c, name));
     }
 
@@ -202,7 +203,7 @@ public final class EndpointRegistry {
     }
 
     boolean disable(String name, WebhookListener.DisableCause cause, String reason) {
-        Objects.requireNonNull(reason, "reason may not be null");
+        Require.notNull(reason, "reason");
         boolean changed = tx(c -> {
             if (store.disable(c, name, reason)) {
                 return true;
@@ -254,8 +255,8 @@ public final class EndpointRegistry {
     public Map<String, Double> rateFactors() {
         try {
             Map<String, Double> factors = new LinkedHashMap<>(rateLimits.factors());
-            factors.remove(RateLimitStore.GLOBAL);
-            factors.keySet().removeIf(key -> key.startsWith(TenantRates.BUCKET_PREFIX));
+            // Only endpoints: not the global bucket, not the broker relays' ("kafka:orders") in the same table.
+            factors.keySet().removeIf(key -> !Endpoint.NAME.matcher(key).matches());
             return factors;
         } catch (SQLException e) {
             throw new IllegalStateException("Reading the webhook rate factors failed: " + e.getMessage(), e);
@@ -294,7 +295,7 @@ public final class EndpointRegistry {
     void recordSuccess(String name) {
         call(c -> {
             store.recordSuccess(c, name);
-            return null;
+            return Boolean.TRUE;
         });
     }
 
@@ -412,33 +413,19 @@ public final class EndpointRegistry {
         }
     }
 
-    interface SqlCall<T> {
-        T apply(Connection c) throws SQLException;
-    }
-
-    private <T> T call(SqlCall<T> call) {
+    private <T> T call(Transactions.Work<T> call) {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
-            return call.apply(c);
+            return call.run(c);
         } catch (SQLException e) {
             SQLException clean = SqlErrors.withoutData(e);
             throw new IllegalStateException("Webhook endpoint operation failed: " + clean.getMessage(), clean);
         }
     }
 
-    private <T> T tx(SqlCall<T> call) {
-        try (Connection c = dataSource.getConnection()) {
-            c.setAutoCommit(false);
-            try {
-                T result = call.apply(c);
-                c.commit();
-                return result;
-            } catch (SQLException | RuntimeException e) {
-                c.rollback();
-                throw e;
-            } finally {
-                c.setAutoCommit(true);
-            }
+    private <T> T tx(Transactions.Work<T> call) {
+        try {
+            return Transactions.call(dataSource, call);
         } catch (SQLException e) {
             SQLException clean = SqlErrors.withoutData(e);
             throw new IllegalStateException("Webhook endpoint operation failed: " + clean.getMessage(), clean);

@@ -6,6 +6,7 @@ import dev.postbox.JobRequest;
 import dev.postbox.Outbox;
 import dev.postbox.PermanentJobFailure;
 import dev.postbox.TenantId;
+import dev.postbox.http.internal.Transactions;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -17,7 +18,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Expands a published event ({@value #KIND} job: the event's payload, with its type in the job header
+ * Expands a published event ({@value Webhooks#FAN_OUT_KIND} job: the event's payload, with its type in the job header
  * {@value WebhookDeliveryHandler#EVENT_TYPE_JOB_HEADER}) into one delivery job per subscribed endpoint, in
  * batches of {@code fanOutBatchSize}, each batch committed in its own transaction together with the
  * cursor in {@code outbox_fanout}. After a crash the job is retried and resumes at the cursor; child
@@ -27,10 +28,7 @@ import org.slf4j.LoggerFactory;
  * that tenant only (an event of the default tenant, those of the default tenant), and its delivery
  * jobs belong to the tenant.
  */
-public final class FanOutHandler implements JobHandler {
-
-    /** The job kind of published events. */
-    public static final String KIND = "postbox.webhook.fanout";
+final class FanOutHandler implements JobHandler {
 
     private static final Logger log = LoggerFactory.getLogger(FanOutHandler.class);
 
@@ -76,19 +74,7 @@ public final class FanOutHandler implements JobHandler {
 
     /** Expands one batch in one transaction; returns the jobs created, or -1 when the expansion is complete. */
     private int expandBatch(Job job, String eventType, String payloadJson) throws SQLException {
-        try (Connection c = dataSource.getConnection()) {
-            c.setAutoCommit(false);
-            try {
-                int result = expandBatch(c, job, eventType, payloadJson);
-                c.commit();
-                return result;
-            } catch (SQLException | RuntimeException e) {
-                c.rollback();
-                throw e;
-            } finally {
-                c.setAutoCommit(true);
-            }
-        }
+        return Transactions.call(dataSource, c -> expandBatch(c, job, eventType, payloadJson));
     }
 
     private int expandBatch(Connection c, Job job, String eventType, String payloadJson) throws SQLException {
@@ -107,7 +93,7 @@ public final class FanOutHandler implements JobHandler {
         }
         List<JobRequest> children = new ArrayList<>(subscribers.size());
         for (EndpointStore.Subscriber s : subscribers) {
-            JobRequest.Builder child = JobRequest.builder(WebhookDeliveryHandler.KIND)
+            JobRequest.Builder child = JobRequest.builder(Webhooks.DELIVERY_KIND)
                     .queue(settings.queue())
                     .endpoint(s.name())
                     .rawJson(payloadJson)

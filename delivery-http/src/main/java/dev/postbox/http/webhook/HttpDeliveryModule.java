@@ -7,9 +7,9 @@ import dev.postbox.PostboxModule;
 import dev.postbox.RetryPolicy;
 import dev.postbox.http.HttpDelivery;
 import dev.postbox.http.SecretCipher;
+import dev.postbox.http.internal.Require;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -61,6 +61,18 @@ public final class HttpDeliveryModule implements PostboxModule, AutoCloseable {
      * configured rate per second (by 10% of it every 100 ms without another cut).
      */
     public static final Duration DEFAULT_RATE_RECOVERY = Duration.ofSeconds(1);
+
+    /** Default of {@link Builder#maxPayloadBytes}: 256 KiB. */
+    public static final int DEFAULT_MAX_PAYLOAD_BYTES = 256 * 1024;
+
+    /** Default of {@link Builder#parkDelay}: a delivery of a disabled endpoint looks again after 10 min. */
+    public static final Duration DEFAULT_PARK_DELAY = Duration.ofMinutes(10);
+
+    /** Default of {@link Builder#fanOutBatchSize}: 500 subscribers per fan-out transaction. */
+    public static final int DEFAULT_FAN_OUT_BATCH_SIZE = 500;
+
+    /** Default burst of {@link Builder#globalRateLimit}: one permit. */
+    public static final int DEFAULT_GLOBAL_BURST = 1;
 
     /**
      * Tunables of the module.
@@ -159,7 +171,7 @@ public final class HttpDeliveryModule implements PostboxModule, AutoCloseable {
      */
     @Override
     public void install(Context context) {
-        Objects.requireNonNull(context, "context may not be null");
+        Require.notNull(context, "context");
         if (!engine.compareAndSet(null, context) && engine.get() != context) {
             log.warn("HttpDeliveryModule is already installed into an engine; it keeps sending through that one."
                     + " Build one module per engine.");
@@ -176,15 +188,14 @@ public final class HttpDeliveryModule implements PostboxModule, AutoCloseable {
         return context;
     }
 
-    /** The registration of the delivery handler ({@value WebhookDeliveryHandler#KIND}). */
+    /** The registration of the delivery handler ({@value Webhooks#DELIVERY_KIND}). */
     public HandlerRegistration deliveryRegistration() {
-        return HandlerRegistration.of(WebhookDeliveryHandler.KIND, deliveryHandler)
-                .retryPolicy(retryPolicy);
+        return HandlerRegistration.of(Webhooks.DELIVERY_KIND, deliveryHandler).retryPolicy(retryPolicy);
     }
 
-    /** The registration of the fan-out handler ({@value FanOutHandler#KIND}). */
+    /** The registration of the fan-out handler ({@value Webhooks#FAN_OUT_KIND}). */
     public HandlerRegistration fanOutRegistration() {
-        return HandlerRegistration.of(FanOutHandler.KIND, fanOutHandler);
+        return HandlerRegistration.of(Webhooks.FAN_OUT_KIND, fanOutHandler);
     }
 
     public EndpointRegistry endpoints() {
@@ -193,10 +204,6 @@ public final class HttpDeliveryModule implements PostboxModule, AutoCloseable {
 
     public Webhooks webhooks() {
         return webhooks;
-    }
-
-    public WebhookDeliveryHandler deliveryHandler() {
-        return deliveryHandler;
     }
 
     public HttpDelivery delivery() {
@@ -224,37 +231,37 @@ public final class HttpDeliveryModule implements PostboxModule, AutoCloseable {
         private WebhookInstrumentation instrumentation = WebhookInstrumentation.NO_OP;
         private RetryPolicy retryPolicy = DEFAULT_RETRY_POLICY;
         private String queue = JobRequest.DEFAULT_QUEUE;
-        private int maxPayloadBytes = 256 * 1024;
+        private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
         private Duration maxPermitWait = DEFAULT_MAX_PERMIT_WAIT;
-        private Duration parkDelay = Duration.ofMinutes(10);
+        private Duration parkDelay = DEFAULT_PARK_DELAY;
         private int leaseChunk = 5;
         private Duration rateRecovery = DEFAULT_RATE_RECOVERY;
         private double minRateFactor = DEFAULT_MIN_RATE_FACTOR;
         private @Nullable Double globalRate;
-        private int globalBurst = 1;
-        private int fanOutBatchSize = 500;
+        private int globalBurst = DEFAULT_GLOBAL_BURST;
+        private int fanOutBatchSize = DEFAULT_FAN_OUT_BATCH_SIZE;
         private SustainedFailurePolicy sustainedFailure = SustainedFailurePolicy.DEFAULTS;
         private Duration endpointCacheTtl = Duration.ofSeconds(1);
         private SecretCipher secretCipher = SecretCipher.unconfigured();
 
         private Builder(DataSource dataSource) {
-            this.dataSource = Objects.requireNonNull(dataSource, "dataSource may not be null");
+            this.dataSource = Require.notNull(dataSource, "dataSource");
         }
 
         /** The HTTP delivery (SSRF policy, timeouts, classification); default {@code HttpDelivery.builder().build()}. */
         public Builder delivery(HttpDelivery delivery) {
-            this.delivery = Objects.requireNonNull(delivery, "delivery may not be null");
+            this.delivery = Require.notNull(delivery, "delivery");
             return this;
         }
 
         /** The codec for payload objects; use the engine's. Default: {@link JsonCodec#jackson()}. */
         public Builder codec(JsonCodec codec) {
-            this.codec = Objects.requireNonNull(codec, "codec may not be null");
+            this.codec = Require.notNull(codec, "codec");
             return this;
         }
 
         public Builder listener(WebhookListener listener) {
-            this.listener = Objects.requireNonNull(listener, "listener may not be null");
+            this.listener = Require.notNull(listener, "listener");
             return this;
         }
 
@@ -263,13 +270,13 @@ public final class HttpDeliveryModule implements PostboxModule, AutoCloseable {
          * {@link WebhookInstrumentation#NO_OP}, which sends the context stored with the job.
          */
         public Builder instrumentation(WebhookInstrumentation instrumentation) {
-            this.instrumentation = Objects.requireNonNull(instrumentation, "instrumentation may not be null");
+            this.instrumentation = Require.notNull(instrumentation, "instrumentation");
             return this;
         }
 
         /** Retry policy of deliveries of endpoints without their own. Default {@link #DEFAULT_RETRY_POLICY}. */
         public Builder retryPolicy(RetryPolicy retryPolicy) {
-            this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy may not be null");
+            this.retryPolicy = Require.notNull(retryPolicy, "retryPolicy");
             return this;
         }
 
@@ -316,7 +323,7 @@ public final class HttpDeliveryModule implements PostboxModule, AutoCloseable {
          * the full rate. Default 1 s: from the 10% floor to the full rate in 0.9 s without a 429.
          */
         public Builder rateRecovery(Duration rateRecovery) {
-            Objects.requireNonNull(rateRecovery, "rateRecovery may not be null");
+            Require.notNull(rateRecovery, "rateRecovery");
             if (rateRecovery.isNegative() || rateRecovery.isZero()) {
                 throw new IllegalArgumentException("rateRecovery must be positive, got " + rateRecovery);
             }
@@ -353,7 +360,7 @@ public final class HttpDeliveryModule implements PostboxModule, AutoCloseable {
         }
 
         public Builder sustainedFailure(SustainedFailurePolicy sustainedFailure) {
-            this.sustainedFailure = Objects.requireNonNull(sustainedFailure, "sustainedFailure may not be null");
+            this.sustainedFailure = Require.notNull(sustainedFailure, "sustainedFailure");
             return this;
         }
 
@@ -370,7 +377,7 @@ public final class HttpDeliveryModule implements PostboxModule, AutoCloseable {
          * {@link SecretCipher#plaintext()} is chosen explicitly; plain values stored earlier are read.
          */
         public Builder secretCipher(SecretCipher secretCipher) {
-            this.secretCipher = Objects.requireNonNull(secretCipher, "secretCipher may not be null");
+            this.secretCipher = Require.notNull(secretCipher, "secretCipher");
             return this;
         }
 
@@ -386,7 +393,7 @@ public final class HttpDeliveryModule implements PostboxModule, AutoCloseable {
         }
 
         private static Duration notNegative(Duration value, String name) {
-            Objects.requireNonNull(value, name + " may not be null");
+            Require.notNull(value, name);
             if (value.isNegative()) {
                 throw new IllegalArgumentException(name + " may not be negative, got " + value);
             }

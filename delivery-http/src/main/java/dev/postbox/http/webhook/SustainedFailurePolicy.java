@@ -1,7 +1,7 @@
 package dev.postbox.http.webhook;
 
+import dev.postbox.http.internal.Require;
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * When an endpoint that keeps failing is disabled: after at least {@code minFailures} consecutive
@@ -22,7 +22,7 @@ public record SustainedFailurePolicy(int minFailures, Duration minDuration) {
     public static final SustainedFailurePolicy NEVER = new SustainedFailurePolicy(Integer.MAX_VALUE, Duration.ZERO);
 
     public SustainedFailurePolicy {
-        Objects.requireNonNull(minDuration, "minDuration may not be null");
+        Require.notNull(minDuration, "minDuration");
         if (minFailures < 1) {
             throw new IllegalArgumentException("minFailures must be at least 1, got " + minFailures);
         }

@@ -26,7 +26,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Delivers one webhook job ({@value #KIND}) to its endpoint: looks the endpoint up, takes its
+ * Delivers one webhook job ({@value Webhooks#DELIVERY_KIND}) to its endpoint: looks the endpoint up, takes its
  * cluster-wide rate-limit permits (the endpoint's, the job's tenant's and the global one, each when
  * configured; without one the job is snoozed at once, without spending an attempt and without
  * holding the worker thread, to come back when a permit is likely; see {@link PermitPool}), makes one signed attempt with {@link HttpDelivery} and maps the outcome:
@@ -44,16 +44,10 @@ import org.slf4j.LoggerFactory;
  * <p>While an endpoint is disabled its jobs are parked: snoozed for {@code parkDelay} without spending
  * attempts; {@link EndpointRegistry#enable} makes them due at once.
  */
-public final class WebhookDeliveryHandler implements OutcomeHandler {
+final class WebhookDeliveryHandler implements OutcomeHandler {
 
-    /** The job kind of webhook deliveries. */
-    public static final String KIND = "postbox.webhook";
-
-    /** Job header carrying the event type of a published event; sent as {@value #EVENT_TYPE_HTTP_HEADER}. */
-    public static final String EVENT_TYPE_JOB_HEADER = "postbox-event-type";
-
-    /** HTTP header naming the event type of a published event. */
-    public static final String EVENT_TYPE_HTTP_HEADER = "webhook-event-type";
+    /** Job header carrying the event type of a published event; sent as {@value Webhooks#EVENT_TYPE_HEADER}. */
+    static final String EVENT_TYPE_JOB_HEADER = "postbox-event-type";
 
     private static final String TRACEPARENT = "traceparent";
     private static final String TRACESTATE = "tracestate";
@@ -311,7 +305,7 @@ public final class WebhookDeliveryHandler implements OutcomeHandler {
                 .timeouts(endpoint.timeouts().orElse(null));
         String eventType = job.headers().get(EVENT_TYPE_JOB_HEADER);
         if (eventType != null) {
-            request.header(EVENT_TYPE_HTTP_HEADER, eventType);
+            request.header(Webhooks.EVENT_TYPE_HEADER, eventType);
         }
         return request.build();
     }

@@ -5,11 +5,11 @@ import dev.postbox.JobRequest;
 import dev.postbox.JsonCodec;
 import dev.postbox.Outbox;
 import dev.postbox.http.internal.HeaderRules;
+import dev.postbox.http.internal.Require;
 import dev.postbox.http.ssrf.SsrfGuard;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.util.Map;
-import java.util.Objects;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -35,6 +35,15 @@ import org.jspecify.annotations.Nullable;
  * endpoints of that tenant only.
  */
 public final class Webhooks {
+
+    /** The job kind of webhook deliveries: one job per endpoint and message. */
+    public static final String DELIVERY_KIND = "postbox.webhook";
+
+    /** The job kind of published events, each expanded into one delivery per subscribed endpoint. */
+    public static final String FAN_OUT_KIND = "postbox.webhook.fanout";
+
+    /** The HTTP header naming the event type of a published event's deliveries. */
+    public static final String EVENT_TYPE_HEADER = "webhook-event-type";
 
     private final Supplier<Outbox> outbox;
     private final EndpointRegistry registry;
@@ -130,7 +139,7 @@ public final class Webhooks {
     /** Builds (and validates) the delivery job request {@link #send} writes. */
     public JobRequest delivery(
             String endpoint, Object payload, @Nullable String idempotencyKey, Map<String, String> headers) {
-        Objects.requireNonNull(endpoint, "endpoint may not be null");
+        Require.notNull(endpoint, "endpoint");
         Endpoint target = registry.cached(endpoint).orElseThrow(() -> new UnknownEndpointException(endpoint));
         guard.validateUrl(target.url());
         if (idempotencyKey != null) {
@@ -147,7 +156,7 @@ public final class Webhooks {
             HeaderRules.checkValue("job headers for endpoint '" + endpoint + "'", "traceparent", traceparent);
         }
         String json = json(payload, "endpoint '" + endpoint + "'");
-        JobRequest.Builder b = JobRequest.builder(WebhookDeliveryHandler.KIND)
+        JobRequest.Builder b = JobRequest.builder(DELIVERY_KIND)
                 .queue(settings.queue())
                 .endpoint(endpoint)
                 .rawJson(json)
@@ -163,9 +172,9 @@ public final class Webhooks {
             throw new IllegalArgumentException("eventType must be 1 to 200 characters, e.g. 'invoice.paid'");
         }
         // Sent as webhook-event-type with every copy.
-        HeaderRules.checkValue("eventType", WebhookDeliveryHandler.EVENT_TYPE_HTTP_HEADER, eventType);
+        HeaderRules.checkValue("eventType", EVENT_TYPE_HEADER, eventType);
         String json = json(payload, "event '" + eventType + "'");
-        return JobRequest.builder(FanOutHandler.KIND)
+        return JobRequest.builder(FAN_OUT_KIND)
                 .queue(settings.queue())
                 .rawJson(json)
                 .idempotencyKey(idempotencyKey == null ? null : "event:" + idempotencyKey)
@@ -174,7 +183,9 @@ public final class Webhooks {
     }
 
     private String json(Object payload, String target) {
-        Objects.requireNonNull(payload, "payload may not be null (use Map.of() for an empty object)");
+        if (payload == null) {
+            throw new IllegalArgumentException("payload may not be null (use Map.of() for an empty object)");
+        }
         String json = payload instanceof String s ? s : codec.toJson(payload);
         long size = json.getBytes(StandardCharsets.UTF_8).length;
         if (size > settings.maxPayloadBytes()) {

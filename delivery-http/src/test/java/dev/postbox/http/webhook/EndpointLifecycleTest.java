@@ -102,7 +102,7 @@ class EndpointLifecycleTest {
             node.http().endpoints().disable("shop", "maintenance");
             String insert = "INSERT INTO outbox_dead_letter (id, queue, kind, endpoint, payload, priority, attempts,"
                     + " max_attempts, last_error, cause, created_at) VALUES (?, 'default', '"
-                    + WebhookDeliveryHandler.KIND
+                    + Webhooks.DELIVERY_KIND
                     + "', ?, '{}'::jsonb, 0, 1, 12, ?, ?, now())";
             h.tx(c -> {
                 Object[][] rows = {

@@ -103,7 +103,7 @@ class FanOutTest {
             Job event = new Job(
                     9_000_000L,
                     "default",
-                    FanOutHandler.KIND,
+                    Webhooks.FAN_OUT_KIND,
                     "{\"n\":1}",
                     null,
                     null,

@@ -30,8 +30,7 @@ class ModuleInstallTest {
 
             Postbox postbox = Postbox.builder(h.ds).module(http).build();
 
-            assertThat(postbox.handlerKinds())
-                    .containsExactlyInAnyOrder(WebhookDeliveryHandler.KIND, FanOutHandler.KIND);
+            assertThat(postbox.handlerKinds()).containsExactlyInAnyOrder(Webhooks.DELIVERY_KIND, Webhooks.FAN_OUT_KIND);
             h.tx(c -> http.webhooks().send(c, "billing", Map.of("n", 1), "k1"));
             assertThat(h.count("SELECT count(*) FROM outbox_job WHERE endpoint = 'billing'"))
                     .isOne();

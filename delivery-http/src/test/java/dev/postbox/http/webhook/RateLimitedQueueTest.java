@@ -85,7 +85,7 @@ class RateLimitedQueueTest {
                     .sorted()
                     .toList();
             mixed.postbox().stop();
-            h.exec("DELETE FROM outbox_job WHERE kind = '" + WebhookDeliveryHandler.KIND + "'");
+            h.exec("DELETE FROM outbox_job WHERE kind = '" + Webhooks.DELIVERY_KIND + "'");
 
             Counting aloneCounts = new Counting();
             Harness.Node alone = h.node(
@@ -218,7 +218,7 @@ class RateLimitedQueueTest {
 
         @Override
         public void snoozed(Job job, Duration delay) {
-            if (job.kind().equals(WebhookDeliveryHandler.KIND)) {
+            if (job.kind().equals(Webhooks.DELIVERY_KIND)) {
                 snoozes.incrementAndGet();
                 snoozesPerJob.merge(job.id(), 1, Integer::sum);
             }

@@ -4,11 +4,15 @@ import dev.postbox.BatchJobHandler;
 import dev.postbox.Job;
 import dev.postbox.JobBatch;
 import dev.postbox.PermanentJobFailure;
+import dev.postbox.RateLimits;
+import dev.postbox.RelayMessage;
 import dev.postbox.SnoozeJob;
 import dev.postbox.kafka.KafkaDestination;
 import dev.postbox.kafka.KafkaSendListener;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,23 +30,22 @@ import org.jspecify.annotations.Nullable;
  * acknowledged or refused every record (or the send timeout has passed): the acknowledged members
  * are then done, each refused one fails with the broker's reason. The record key is the job's
  * ordering key, so that records of one key land in one partition, in the order the engine runs them
- * (one job per ordering key at a time); the job's stable key and trace context are headers.
+ * (one job per ordering key at a time); the job's stable key and trace context are headers. A
+ * rate-limited destination takes the permits for its jobs of the batch at once from its shared bucket;
+ * the jobs it gets none for are snoozed to their slots of the limit's line.
  */
 public final class KafkaBatchSender implements BatchJobHandler {
 
-    /** Header with the job's stable key, the same on every attempt: what a consumer deduplicates by. */
-    public static final String KEY_HEADER = "postbox-key";
-
-    /** The trace context headers a job may carry, sent as record headers of the same name. */
-    public static final List<String> TRACE_HEADERS = List.of("traceparent", "tracestate", "baggage");
-
     private static final Duration CALLBACK_MARGIN = Duration.ofSeconds(5);
+
+    /** Added to a rate-limit wait, so that a refused job never reads as granted (a zero wait). */
+    private static final Duration MIN_WAIT = Duration.ofMillis(1);
 
     private final Map<String, KafkaDestination> destinations;
     private final RelayProducer producer;
     private final Duration sendTimeout;
-    private final DestinationRateLimits limits = new DestinationRateLimits(System::nanoTime);
     private final KafkaSendListener listener;
+    private volatile Map<String, RateLimits.Bucket> buckets = Map.of();
 
     public KafkaBatchSender(
             Map<String, KafkaDestination> destinations,
@@ -55,6 +58,17 @@ public final class KafkaBatchSender implements BatchJobHandler {
         this.listener = listener;
     }
 
+    /** Creates (or reconfigures) the shared bucket of each rate-limited destination. */
+    public void install(RateLimits limits) {
+        Map<String, RateLimits.Bucket> created = new HashMap<>();
+        for (KafkaDestination d : destinations.values()) {
+            if (d.maxPerSecond() > 0) {
+                created.put(d.name(), limits.bucket("kafka:" + d.name(), d.maxPerSecond(), d.maxPerSecond()));
+            }
+        }
+        buckets = Map.copyOf(created);
+    }
+
     @Override
     public void handle(JobBatch batch) throws InterruptedException {
         Producer<byte[], byte[]> kafka = producer.get();
@@ -62,7 +76,9 @@ public final class KafkaBatchSender implements BatchJobHandler {
         CountDownLatch pending = new CountDownLatch(jobs.size());
         Map<Job, AtomicBoolean> settled = new HashMap<>();
         Map<Job, KafkaDestination> sentTo = new HashMap<>();
-        Map<String, Integer> refusedByLimit = new HashMap<>();
+        // Per rate-limited destination: the waits of the batch's jobs that got no permit, in order
+        // (a granted permit is a zero wait).
+        Map<String, Deque<Duration>> permits = new HashMap<>();
         // A topic the producer has no metadata for makes every send() block up to the send timeout:
         // ask once per topic and batch, and fail that destination's jobs without sending.
         Map<String, @Nullable RuntimeException> unavailable = new HashMap<>();
@@ -84,18 +100,23 @@ public final class KafkaBatchSender implements BatchJobHandler {
                 settle(done, pending);
                 continue;
             }
-            Duration wait = limits.acquire(destination);
+            Duration wait;
+            try {
+                wait = permit(destination, jobs, permits);
+            } catch (IllegalStateException e) { // not installed, or the database unreachable: retried
+                listener.failed(destination, false);
+                batch.fail(job, e);
+                settle(done, pending);
+                continue;
+            }
             if (!wait.isZero()) {
-                // Spread the refused ones at the limit's rate instead of waking them all at once.
-                int queued = refusedByLimit.merge(destination.name(), 1, Integer::sum) - 1;
-                Duration spread = Duration.ofNanos(queued * (1_000_000_000L / destination.maxPerSecond()));
                 listener.rateLimited(destination);
                 batch.fail(
                         job,
                         new SnoozeJob(
                                 "Kafka destination '" + destination.name() + "' is at its rate limit of "
                                         + destination.maxPerSecond() + "/s",
-                                wait.plus(spread)));
+                                wait));
                 settle(done, pending);
                 continue;
             }
@@ -136,6 +157,36 @@ public final class KafkaBatchSender implements BatchJobHandler {
                 }
             }
         }
+    }
+
+    /**
+     * Zero when the job may be sent, else how long it waits for the destination's rate limit. The
+     * first job of a destination takes the permits of all its jobs in the batch in one statement.
+     */
+    private Duration permit(KafkaDestination destination, List<Job> jobs, Map<String, Deque<Duration>> permits) {
+        if (destination.maxPerSecond() == 0) {
+            return Duration.ZERO;
+        }
+        Deque<Duration> waits = permits.get(destination.name());
+        if (waits == null) {
+            RateLimits.Bucket bucket = buckets.get(destination.name());
+            if (bucket == null) {
+                throw new IllegalStateException("Kafka destination '" + destination.name() + "' has a rate limit,"
+                        + " but the relay is not installed in this engine: add it with Postbox.Builder.module(relay)");
+            }
+            int wanted = (int) jobs.stream()
+                    .filter(j -> j.endpoint().filter(destination.name()::equals).isPresent())
+                    .count();
+            RateLimits.Permits got = bucket.take(wanted);
+            waits = new ArrayDeque<>();
+            for (int i = 0; i < wanted; i++) {
+                Duration refused = got.waitOf(Math.max(0, i - got.granted()));
+                waits.add(i < got.granted() ? Duration.ZERO : refused.plus(MIN_WAIT));
+            }
+            permits.put(destination.name(), waits);
+        }
+        Duration wait = waits.poll();
+        return wait == null ? Duration.ZERO : wait;
     }
 
     /** Null when the producer knows the topic's partitions, else the failure for its jobs. */
@@ -183,17 +234,12 @@ public final class KafkaBatchSender implements BatchJobHandler {
     }
 
     static ProducerRecord<byte[], byte[]> record(Job job, KafkaDestination destination) {
+        RelayMessage message = RelayMessage.of(job);
         RecordHeaders headers = new RecordHeaders();
-        headers.add(KEY_HEADER, utf8(job.stableKey()));
-        headers.add("content-type", utf8("application/json"));
-        for (String name : TRACE_HEADERS) {
-            String value = job.headers().get(name);
-            if (value != null) {
-                headers.add(name, utf8(value));
-            }
-        }
-        byte[] key = job.orderingKey().map(KafkaBatchSender::utf8).orElse(null);
-        return new ProducerRecord<>(destination.topic(), null, null, key, utf8(job.payloadJson()), headers);
+        message.headers().forEach((name, value) -> headers.add(name, utf8(value)));
+        headers.add("content-type", utf8(RelayMessage.CONTENT_TYPE));
+        byte[] key = message.orderingKey().map(KafkaBatchSender::utf8).orElse(null);
+        return new ProducerRecord<>(destination.topic(), null, null, key, message.body(), headers);
     }
 
     private static byte[] utf8(String s) {

@@ -3,6 +3,8 @@ package dev.postbox.nats.internal;
 import dev.postbox.Job;
 import dev.postbox.JobOutcome;
 import dev.postbox.OutcomeHandler;
+import dev.postbox.RateLimits;
+import dev.postbox.RelayMessage;
 import dev.postbox.nats.NatsDestination;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
@@ -12,8 +14,8 @@ import io.nats.client.PublishOptions;
 import io.nats.client.api.PublishAck;
 import io.nats.client.impl.Headers;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -22,26 +24,33 @@ import org.jspecify.annotations.Nullable;
  * Publishes a relay job to its destination's stream and waits for the stream's acknowledgement.
  * The {@code Nats-Msg-Id} is the job's stable key, the same on every attempt: a copy republished
  * within the stream's duplicate window (after a crash between the acknowledgement and the job's
- * completion) is acknowledged as a duplicate and not stored again.
+ * completion) is acknowledged as a duplicate and not stored again. A destination at its rate limit
+ * snoozes the job to its slot of the limit's line, without publishing.
  */
 public final class JetStreamPublishHandler implements OutcomeHandler, AutoCloseable {
-
-    /** Header with the job's stable key (also the Nats-Msg-Id). */
-    public static final String KEY_HEADER = "Postbox-Key";
-
-    /** Header with the job's ordering key, when it has one. */
-    public static final String ORDERING_KEY_HEADER = "Postbox-Ordering-Key";
 
     private final Map<String, NatsDestination> destinations;
     private final Options options;
     private final Duration ackTimeout;
     private @Nullable Connection connection;
     private volatile boolean closed;
+    private volatile Map<String, RateLimits.Bucket> buckets = Map.of();
 
     public JetStreamPublishHandler(Map<String, NatsDestination> destinations, Options options, Duration ackTimeout) {
         this.destinations = Map.copyOf(destinations);
         this.options = options;
         this.ackTimeout = ackTimeout;
+    }
+
+    /** Creates (or reconfigures) the shared bucket of each rate-limited destination. */
+    public void install(RateLimits limits) {
+        Map<String, RateLimits.Bucket> created = new HashMap<>();
+        for (NatsDestination d : destinations.values()) {
+            if (d.maxPerSecond() > 0) {
+                created.put(d.name(), limits.bucket("nats:" + d.name(), d.maxPerSecond(), d.maxPerSecond()));
+            }
+        }
+        buckets = Map.copyOf(created);
     }
 
     @Override
@@ -57,27 +66,32 @@ public final class JetStreamPublishHandler implements OutcomeHandler, AutoClosea
             return JobOutcome.retry("NATS destination '" + name + "' is not configured in this process;"
                     + " add it to the relay (it is retried, and dead-lettered when the budget ends)");
         }
+        if (destination.maxPerSecond() > 0) {
+            RateLimits.Bucket bucket = buckets.get(name);
+            if (bucket == null) {
+                return JobOutcome.retry("NATS destination '" + name + "' has a rate limit, but the relay is not"
+                        + " installed in this engine: add it with Postbox.Builder.module(relay)");
+            }
+            RateLimits.Permits permits = bucket.take(1);
+            if (permits.granted() == 0) {
+                return JobOutcome.snooze(
+                        permits.waitOf(0),
+                        "NATS destination '" + name + "' is at its rate limit of " + destination.maxPerSecond() + "/s");
+            }
+        }
+        RelayMessage message = RelayMessage.of(job);
         PublishOptions.Builder publish =
-                PublishOptions.builder().messageId(job.stableKey()).streamTimeout(ackTimeout);
-        if (destination.expectedStream() != null) {
-            publish.expectedStream(destination.expectedStream());
+                PublishOptions.builder().messageId(message.key()).streamTimeout(ackTimeout);
+        String expectedStream = destination.expectedStream();
+        if (expectedStream != null) {
+            publish.expectedStream(expectedStream);
         }
         Headers headers = new Headers();
-        headers.put(KEY_HEADER, job.stableKey());
-        headers.put("Content-Type", "application/json");
-        job.orderingKey().ifPresent(k -> headers.put(ORDERING_KEY_HEADER, k));
-        String traceparent = job.headers().get("traceparent");
-        if (traceparent != null) {
-            headers.put("traceparent", traceparent);
-        }
+        message.headers().forEach((header, value) -> headers.put(header, value));
+        headers.put("content-type", RelayMessage.CONTENT_TYPE);
         try {
-            PublishAck ack = connection()
-                    .jetStream()
-                    .publish(
-                            destination.subject(),
-                            headers,
-                            job.payloadJson().getBytes(StandardCharsets.UTF_8),
-                            publish.build());
+            PublishAck ack =
+                    connection().jetStream().publish(destination.subject(), headers, message.body(), publish.build());
             if (ack.getStream() == null) {
                 return JobOutcome.retry(failure(destination, "the acknowledgement names no stream"));
             }

@@ -41,9 +41,10 @@ public final class PostboxAmqpAutoConfiguration {
                 .confirmTimeout(properties.getConfirmTimeout())
                 .queue(properties.getQueue())
                 .retryPolicy(properties.getRetry().toPolicy());
-        properties
-                .getDestinations()
-                .forEach((name, d) -> relay.destination(AmqpDestination.of(name, d.getExchange(), d.getRoutingKey())));
+        properties.getDestinations().forEach((name, d) -> {
+            AmqpDestination destination = AmqpDestination.of(name, d.getExchange(), d.getRoutingKey());
+            relay.destination(d.getMaxPerSecond() > 0 ? destination.withRateLimit(d.getMaxPerSecond()) : destination);
+        });
         return relay.build();
     }
 

@@ -1,11 +1,8 @@
 package dev.postbox.spring.amqp;
 
-import dev.postbox.JobRequest;
 import dev.postbox.amqp.AmqpRelay;
-import dev.postbox.spring.RetryProperties;
+import dev.postbox.spring.RelayProperties;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -14,10 +11,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * relay is configured when at least one destination is set; the defaults are {@code AmqpRelay}'s.
  */
 @ConfigurationProperties("postbox.amqp")
-public class PostboxAmqpProperties {
-
-    /** Whether to configure the RabbitMQ relay when postbox-delivery-amqp is on the classpath. */
-    private boolean enabled = true;
+public class PostboxAmqpProperties extends RelayProperties<PostboxAmqpProperties.Destination> {
 
     /** The broker's host. */
     private String host = "localhost";
@@ -34,27 +28,16 @@ public class PostboxAmqpProperties {
     /** The virtual host. */
     private String virtualHost = "/";
 
-    /** Destinations by the name jobs use: an exchange and a routing key. */
-    private Map<String, Destination> destinations = new LinkedHashMap<>();
-
     /** How long to wait for the broker's publisher confirm before the attempt fails. */
     private Duration confirmTimeout = AmqpRelay.DEFAULT_CONFIRM_TIMEOUT;
 
-    /** The queue relay jobs are enqueued on. */
-    private String queue = JobRequest.DEFAULT_QUEUE;
-
-    /** Retries of failed publishes. */
-    private final Retry retry = new Retry();
-
-    /** How long the health check waits for the broker. */
-    private Duration healthTimeout = Duration.ofSeconds(2);
-
-    public boolean isEnabled() {
-        return enabled;
+    public PostboxAmqpProperties() {
+        super(AmqpRelay.DEFAULT_RETRY_POLICY);
     }
 
-    public void setEnabled(boolean enabled) {
-        this.enabled = enabled;
+    @Override
+    protected String prefix() {
+        return "postbox.amqp";
     }
 
     public String getHost() {
@@ -97,14 +80,6 @@ public class PostboxAmqpProperties {
         this.virtualHost = virtualHost;
     }
 
-    public Map<String, Destination> getDestinations() {
-        return destinations;
-    }
-
-    public void setDestinations(Map<String, Destination> destinations) {
-        this.destinations = destinations;
-    }
-
     public Duration getConfirmTimeout() {
         return confirmTimeout;
     }
@@ -113,28 +88,8 @@ public class PostboxAmqpProperties {
         this.confirmTimeout = confirmTimeout;
     }
 
-    public String getQueue() {
-        return queue;
-    }
-
-    public void setQueue(String queue) {
-        this.queue = queue;
-    }
-
-    public Retry getRetry() {
-        return retry;
-    }
-
-    public Duration getHealthTimeout() {
-        return healthTimeout;
-    }
-
-    public void setHealthTimeout(Duration healthTimeout) {
-        this.healthTimeout = healthTimeout;
-    }
-
-    /** One destination: an exchange and a routing key. */
-    public static class Destination {
+    /** One destination: an exchange and a routing key, and optionally a rate limit. */
+    public static class Destination extends RelayProperties.Destination {
 
         /** The exchange to publish to; empty for the default exchange, which routes by queue name. */
         private String exchange = "";
@@ -156,16 +111,6 @@ public class PostboxAmqpProperties {
 
         public void setRoutingKey(String routingKey) {
             this.routingKey = routingKey;
-        }
-    }
-
-    /** Retries of failed publishes; defaults from {@code AmqpRelay.DEFAULT_RETRY_POLICY}. */
-    public static class Retry extends RetryProperties {
-        public Retry() {
-            super(
-                    AmqpRelay.DEFAULT_RETRY_POLICY.base(),
-                    AmqpRelay.DEFAULT_RETRY_POLICY.cap(),
-                    AmqpRelay.DEFAULT_RETRY_POLICY.maxAttempts());
         }
     }
 }

@@ -5,7 +5,6 @@ import dev.postbox.PostboxListener;
 import dev.postbox.kafka.KafkaDestination;
 import dev.postbox.kafka.KafkaRelay;
 import dev.postbox.kafka.KafkaSendListener;
-import dev.postbox.spring.PostboxCustomizer;
 import dev.postbox.spring.internal.RelayDestinationsCondition;
 import dev.postbox.spring.metrics.BrokerRelayMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -53,17 +52,6 @@ public final class PostboxKafkaAutoConfiguration {
         });
         listeners.ifUnique(relay::listener);
         return relay.build();
-    }
-
-    /** Adds the relay's batch handler to the engine. */
-    @Bean
-    PostboxCustomizer postboxKafkaInstaller(KafkaRelay relay) {
-        return new PostboxCustomizer() {
-            @Override
-            public void customizePostbox(Postbox.Builder postbox) {
-                relay.installInto(postbox);
-            }
-        };
     }
 
     static Map<String, Object> clientConfig(PostboxKafkaProperties properties) {

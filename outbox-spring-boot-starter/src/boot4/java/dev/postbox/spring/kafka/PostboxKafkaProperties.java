@@ -1,8 +1,7 @@
 package dev.postbox.spring.kafka;
 
-import dev.postbox.JobRequest;
 import dev.postbox.kafka.KafkaRelay;
-import dev.postbox.spring.RetryProperties;
+import dev.postbox.spring.RelayProperties;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -12,14 +11,10 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * Settings under {@code postbox.kafka.*}: the Kafka relay with {@code postbox-delivery-kafka}. The
- * relay is configured when {@code postbox.kafka.bootstrap-servers} is set; the defaults are {@code
- * KafkaRelay}'s.
+ * relay is configured when at least one destination is set; the defaults are {@code KafkaRelay}'s.
  */
 @ConfigurationProperties("postbox.kafka")
-public class PostboxKafkaProperties {
-
-    /** Whether to configure the Kafka relay when postbox-delivery-kafka is on the classpath. */
-    private boolean enabled = true;
+public class PostboxKafkaProperties extends RelayProperties<PostboxKafkaProperties.Destination> {
 
     /** The brokers to connect to first (host:port); the producer's bootstrap.servers. */
     private List<String> bootstrapServers = new ArrayList<>();
@@ -31,30 +26,19 @@ public class PostboxKafkaProperties {
      */
     private Map<String, String> producer = new LinkedHashMap<>();
 
-    /** Destinations by the name jobs use: the topic, and optionally a rate limit. */
-    private Map<String, Destination> destinations = new LinkedHashMap<>();
-
     /** The longest time from sending a record to its acknowledgement (at least 1 s). */
     private Duration sendTimeout = KafkaRelay.DEFAULT_SEND_TIMEOUT;
 
     /** The largest batch of relay jobs sent together. */
     private int maxBatchSize = KafkaRelay.DEFAULT_MAX_BATCH_SIZE;
 
-    /** The queue relay jobs are enqueued on. */
-    private String queue = JobRequest.DEFAULT_QUEUE;
-
-    /** Retries of failed sends. */
-    private final Retry retry = new Retry();
-
-    /** How long the health check waits for the cluster to answer. */
-    private Duration healthTimeout = Duration.ofSeconds(2);
-
-    public boolean isEnabled() {
-        return enabled;
+    public PostboxKafkaProperties() {
+        super(KafkaRelay.DEFAULT_RETRY_POLICY);
     }
 
-    public void setEnabled(boolean enabled) {
-        this.enabled = enabled;
+    @Override
+    protected String prefix() {
+        return "postbox.kafka";
     }
 
     public List<String> getBootstrapServers() {
@@ -73,14 +57,6 @@ public class PostboxKafkaProperties {
         this.producer = producer;
     }
 
-    public Map<String, Destination> getDestinations() {
-        return destinations;
-    }
-
-    public void setDestinations(Map<String, Destination> destinations) {
-        this.destinations = destinations;
-    }
-
     public Duration getSendTimeout() {
         return sendTimeout;
     }
@@ -97,34 +73,11 @@ public class PostboxKafkaProperties {
         this.maxBatchSize = maxBatchSize;
     }
 
-    public String getQueue() {
-        return queue;
-    }
-
-    public void setQueue(String queue) {
-        this.queue = queue;
-    }
-
-    public Retry getRetry() {
-        return retry;
-    }
-
-    public Duration getHealthTimeout() {
-        return healthTimeout;
-    }
-
-    public void setHealthTimeout(Duration healthTimeout) {
-        this.healthTimeout = healthTimeout;
-    }
-
-    /** One destination: where its records go. */
-    public static class Destination {
+    /** One destination: the topic its records go to, and optionally a rate limit. */
+    public static class Destination extends RelayProperties.Destination {
 
         /** The topic records of this destination are sent to. */
         private String topic = "";
-
-        /** The most records this process sends to the destination per second; 0 for no limit. */
-        private int maxPerSecond = 0;
 
         public String getTopic() {
             return topic;
@@ -132,24 +85,6 @@ public class PostboxKafkaProperties {
 
         public void setTopic(String topic) {
             this.topic = topic;
-        }
-
-        public int getMaxPerSecond() {
-            return maxPerSecond;
-        }
-
-        public void setMaxPerSecond(int maxPerSecond) {
-            this.maxPerSecond = maxPerSecond;
-        }
-    }
-
-    /** Retries of failed sends; defaults from {@code KafkaRelay.DEFAULT_RETRY_POLICY}. */
-    public static class Retry extends RetryProperties {
-        public Retry() {
-            super(
-                    KafkaRelay.DEFAULT_RETRY_POLICY.base(),
-                    KafkaRelay.DEFAULT_RETRY_POLICY.cap(),
-                    KafkaRelay.DEFAULT_RETRY_POLICY.maxAttempts());
         }
     }
 }

@@ -46,10 +46,10 @@ public final class PostboxNatsAutoConfiguration {
                 .retryPolicy(properties.getRetry().toPolicy());
         properties.getDestinations().forEach((name, d) -> {
             String stream = d.getExpectedStream();
-            relay.destination(
-                    stream == null
-                            ? NatsDestination.of(name, d.getSubject())
-                            : NatsDestination.of(name, d.getSubject(), stream));
+            NatsDestination destination = stream == null
+                    ? NatsDestination.of(name, d.getSubject())
+                    : NatsDestination.of(name, d.getSubject(), stream);
+            relay.destination(d.getMaxPerSecond() > 0 ? destination.withRateLimit(d.getMaxPerSecond()) : destination);
         });
         return relay.build();
     }

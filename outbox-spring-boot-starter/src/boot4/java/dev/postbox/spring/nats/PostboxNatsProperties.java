@@ -1,13 +1,10 @@
 package dev.postbox.spring.nats;
 
-import dev.postbox.JobRequest;
 import dev.postbox.nats.NatsRelay;
-import dev.postbox.spring.RetryProperties;
+import dev.postbox.spring.RelayProperties;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -16,10 +13,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * The relay is configured when at least one destination is set; the defaults are {@code NatsRelay}'s.
  */
 @ConfigurationProperties("postbox.nats")
-public class PostboxNatsProperties {
-
-    /** Whether to configure the NATS relay when postbox-delivery-nats is on the classpath. */
-    private boolean enabled = true;
+public class PostboxNatsProperties extends RelayProperties<PostboxNatsProperties.Destination> {
 
     /** The servers to connect to (nats://host:port). */
     private List<String> servers = new ArrayList<>(List.of("nats://localhost:4222"));
@@ -30,27 +24,16 @@ public class PostboxNatsProperties {
     /** The user's password (never logged). */
     private @Nullable String password;
 
-    /** Destinations by the name jobs use: a subject and optionally the stream that must capture it. */
-    private Map<String, Destination> destinations = new LinkedHashMap<>();
-
     /** How long to wait for the stream's acknowledgement before the attempt fails. */
     private Duration ackTimeout = NatsRelay.DEFAULT_ACK_TIMEOUT;
 
-    /** The queue relay jobs are enqueued on. */
-    private String queue = JobRequest.DEFAULT_QUEUE;
-
-    /** Retries of failed publishes. */
-    private final Retry retry = new Retry();
-
-    /** How long the health check waits for the server. */
-    private Duration healthTimeout = Duration.ofSeconds(2);
-
-    public boolean isEnabled() {
-        return enabled;
+    public PostboxNatsProperties() {
+        super(NatsRelay.DEFAULT_RETRY_POLICY);
     }
 
-    public void setEnabled(boolean enabled) {
-        this.enabled = enabled;
+    @Override
+    protected String prefix() {
+        return "postbox.nats";
     }
 
     public List<String> getServers() {
@@ -77,14 +60,6 @@ public class PostboxNatsProperties {
         this.password = password;
     }
 
-    public Map<String, Destination> getDestinations() {
-        return destinations;
-    }
-
-    public void setDestinations(Map<String, Destination> destinations) {
-        this.destinations = destinations;
-    }
-
     public Duration getAckTimeout() {
         return ackTimeout;
     }
@@ -93,28 +68,8 @@ public class PostboxNatsProperties {
         this.ackTimeout = ackTimeout;
     }
 
-    public String getQueue() {
-        return queue;
-    }
-
-    public void setQueue(String queue) {
-        this.queue = queue;
-    }
-
-    public Retry getRetry() {
-        return retry;
-    }
-
-    public Duration getHealthTimeout() {
-        return healthTimeout;
-    }
-
-    public void setHealthTimeout(Duration healthTimeout) {
-        this.healthTimeout = healthTimeout;
-    }
-
-    /** One destination: a subject, and the stream that must capture it (optional). */
-    public static class Destination {
+    /** One destination: a subject, the stream that must capture it (optional), a rate limit (optional). */
+    public static class Destination extends RelayProperties.Destination {
 
         /** The subject to publish to (no wildcards). */
         private String subject = "";
@@ -136,16 +91,6 @@ public class PostboxNatsProperties {
 
         public void setExpectedStream(@Nullable String expectedStream) {
             this.expectedStream = expectedStream;
-        }
-    }
-
-    /** Retries of failed publishes; defaults from {@code NatsRelay.DEFAULT_RETRY_POLICY}. */
-    public static class Retry extends RetryProperties {
-        public Retry() {
-            super(
-                    NatsRelay.DEFAULT_RETRY_POLICY.base(),
-                    NatsRelay.DEFAULT_RETRY_POLICY.cap(),
-                    NatsRelay.DEFAULT_RETRY_POLICY.maxAttempts());
         }
     }
 }

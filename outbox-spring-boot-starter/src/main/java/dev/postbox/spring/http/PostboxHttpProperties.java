@@ -63,7 +63,7 @@ public class PostboxHttpProperties {
     private long maxResponseBodyBytes = HttpDelivery.DEFAULT_MAX_RESPONSE_BODY_BYTES;
 
     /** Largest payload JSON, in bytes, accepted by send and publish; larger ones are refused at once. */
-    private int maxPayloadBytes = 262144;
+    private int maxPayloadBytes = HttpDeliveryModule.DEFAULT_MAX_PAYLOAD_BYTES;
 
     /** The queue of delivery and fan-out jobs; workers must serve it (postbox.worker.queues). */
     private String queue = JobRequest.DEFAULT_QUEUE;
@@ -78,7 +78,7 @@ public class PostboxHttpProperties {
     private final SustainedFailure sustainedFailure = new SustainedFailure();
 
     /** Subscribers expanded into delivery jobs per fan-out transaction. */
-    private int fanOutBatchSize = 500;
+    private int fanOutBatchSize = HttpDeliveryModule.DEFAULT_FAN_OUT_BATCH_SIZE;
 
     /**
      * How long a delivery may hold its worker thread waiting for a rate-limit permit before it is
@@ -101,7 +101,7 @@ public class PostboxHttpProperties {
     private double minRateFactor = HttpDeliveryModule.DEFAULT_MIN_RATE_FACTOR;
 
     /** How long a delivery of a disabled endpoint stays parked before it looks again. */
-    private Duration parkDelay = Duration.ofMinutes(10);
+    private Duration parkDelay = HttpDeliveryModule.DEFAULT_PARK_DELAY;
 
     /**
      * Endpoints registered (or updated, keeping their enabled/disabled state) at start-up, by name,
@@ -347,7 +347,7 @@ public class PostboxHttpProperties {
         private @Nullable Double ratePerSecond;
 
         /** Capacity of the global bucket. */
-        private int burst = 1;
+        private int burst = HttpDeliveryModule.DEFAULT_GLOBAL_BURST;
 
         public @Nullable Double getRatePerSecond() {
             return ratePerSecond;

@@ -1,5 +1,7 @@
 package dev.postbox.spring.http;
 
+import dev.postbox.http.inbox.WebhookInbox;
+import dev.postbox.http.signing.WebhookVerifier;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,13 +21,13 @@ public class PostboxInboxProperties {
     private List<String> secrets = new ArrayList<>();
 
     /** How far webhook-timestamp may be from now before a webhook is rejected (replay protection). */
-    private Duration tolerance = Duration.ofMinutes(5);
+    private Duration tolerance = WebhookVerifier.DEFAULT_TOLERANCE;
 
     /** The table of received webhook-ids (created by Postbox's migration V3). */
-    private String table = "postbox_inbox";
+    private String table = WebhookInbox.DEFAULT_TABLE;
 
     /** The largest webhook body accepted, in bytes; a larger one is answered 413 without being verified. */
-    private int maxBodyBytes = 1024 * 1024;
+    private int maxBodyBytes = WebhookInbox.DEFAULT_MAX_BODY_BYTES;
 
     public int getMaxBodyBytes() {
         return maxBodyBytes;

@@ -37,6 +37,7 @@ final class EnqueueMethod {
                     where,
                     enqueue.kind(),
                     enqueue.queue(),
+                    enqueue.destination(),
                     enqueue.payload(),
                     enqueue.idempotencyKey(),
                     enqueue.orderingKey(),

@@ -11,7 +11,7 @@ import org.springframework.expression.ExpressionParser;
 import org.springframework.expression.ParseException;
 
 /**
- * A job to write, as an annotation describes it: a kind and queue, SpEL expressions for payload and
+ * A job to write, as an annotation describes it: a kind, queue and destination, SpEL expressions for payload and
  * keys, a delay and a priority. Parsed and validated once, when the annotated method or event class
  * is first seen, so that mistakes are reported at startup with the place they were made.
  */
@@ -20,6 +20,7 @@ final class JobTemplate {
     private final String where;
     private final String kind;
     private final String queue;
+    private final @Nullable String destination;
     private final @Nullable Expression payload;
     private final @Nullable Expression idempotencyKey;
     private final @Nullable Expression orderingKey;
@@ -33,6 +34,7 @@ final class JobTemplate {
             String where,
             String kind,
             String queue,
+            String destination,
             String payload,
             String idempotencyKey,
             String orderingKey,
@@ -46,6 +48,7 @@ final class JobTemplate {
         }
         this.kind = kind;
         this.queue = queue.isBlank() ? JobRequest.DEFAULT_QUEUE : queue;
+        this.destination = destination.isBlank() ? null : destination;
         this.payload = parse(parser, "payload", payload);
         this.idempotencyKey = parse(parser, "idempotencyKey", idempotencyKey);
         this.orderingKey = parse(parser, "orderingKey", orderingKey);
@@ -119,6 +122,9 @@ final class JobTemplate {
                 throw new IllegalStateException(
                         where + ": tenant \"" + tenant.getExpressionString() + "\": " + e.getMessage(), e);
             }
+        }
+        if (destination != null) {
+            builder.endpoint(destination);
         }
         return builder.build();
     }

@@ -89,6 +89,7 @@ public final class OutboxEventBridge implements GenericApplicationListener {
                 "@OutboxEvent(kind = \"" + annotation.kind() + "\") on " + eventType.getName(),
                 annotation.kind(),
                 annotation.queue(),
+                annotation.destination(),
                 "",
                 annotation.idempotencyKey(),
                 annotation.orderingKey(),

@@ -1,5 +1,6 @@
 package dev.postbox.spring.internal;
 
+import dev.postbox.PostboxSchema;
 import java.util.Arrays;
 import java.util.List;
 import javax.sql.DataSource;
@@ -23,6 +24,14 @@ import org.springframework.transaction.support.ResourceTransactionManager;
  */
 public record PostboxDatabase(
         DataSource dataSource, @Nullable PlatformTransactionManager transactionManager) {
+
+    /**
+     * The same choice with Postbox's statements qualified for its schema ({@code postbox.schema.name}):
+     * the DataSource itself for the search_path default.
+     */
+    public PostboxDatabase in(PostboxSchema schema) {
+        return new PostboxDatabase(schema.dataSource(dataSource), transactionManager);
+    }
 
     /** What the application asked for, as the auto-configuration hands it in. */
     public record Choice(

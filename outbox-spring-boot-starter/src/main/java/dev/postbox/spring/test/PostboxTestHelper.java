@@ -2,6 +2,7 @@ package dev.postbox.spring.test;
 
 import dev.postbox.JsonCodec;
 import dev.postbox.Postbox;
+import dev.postbox.PostboxSchema;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Predicate;
@@ -29,18 +30,22 @@ public final class PostboxTestHelper {
     private final Postbox postbox;
     private final JdbcTemplate jdbc;
     private final JsonCodec codec;
+    private final PostboxSchema schema;
 
     public PostboxTestHelper(Postbox postbox, DataSource dataSource, JsonCodec codec) {
         this.postbox = postbox;
         this.jdbc = new JdbcTemplate(dataSource);
         this.codec = codec;
+        // In a test's transaction JdbcTemplate gets the transaction's own connection, unqualified: the
+        // statements name Postbox's schema (postbox.schema.name) themselves.
+        this.schema = PostboxSchema.of(dataSource);
     }
 
     /** Jobs of the kind waiting or running in {@code outbox_job}, oldest first. */
     public List<EnqueuedJob> enqueued(String kind) {
         return jdbc.query(
-                "SELECT id, queue, kind, payload::text AS payload, idempotency_key, ordering_key, priority, state,"
-                        + " attempts, run_at FROM outbox_job WHERE kind = ? ORDER BY id",
+                schema.qualify("SELECT id, queue, kind, payload::text AS payload, idempotency_key, ordering_key,"
+                        + " priority, state, attempts, run_at FROM outbox_job WHERE kind = ? ORDER BY id"),
                 (rs, n) -> new EnqueuedJob(
                         rs.getLong("id"),
                         rs.getString("queue"),
@@ -104,8 +109,8 @@ public final class PostboxTestHelper {
                     "duration may not be negative: time only moves forward, was " + duration);
         }
         return jdbc.update(
-                "UPDATE outbox_job SET run_at = run_at - ? * interval '1 microsecond'"
-                        + " WHERE state IN ('pending', 'retry')",
+                schema.qualify("UPDATE outbox_job SET run_at = run_at - ? * interval '1 microsecond'"
+                        + " WHERE state IN ('pending', 'retry')"),
                 duration.toNanos() / 1000);
     }
 
@@ -122,7 +127,7 @@ public final class PostboxTestHelper {
 
     /** Deletes every job, dead letter, archived job and idempotency key: a clean slate between tests. */
     public void reset() {
-        jdbc.execute(
-                "TRUNCATE outbox_job, outbox_dead_letter, outbox_job_archive, outbox_attempt, outbox_idempotency_key");
+        jdbc.execute(schema.qualify(
+                "TRUNCATE outbox_job, outbox_dead_letter, outbox_job_archive, outbox_attempt, outbox_idempotency_key"));
     }
 }
