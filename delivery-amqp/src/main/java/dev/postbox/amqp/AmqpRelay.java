@@ -6,6 +6,7 @@ import dev.postbox.HandlerRegistration;
 import dev.postbox.JobRequest;
 import dev.postbox.Outbox;
 import dev.postbox.PostboxModule;
+import dev.postbox.RelayOutbox;
 import dev.postbox.RetryPolicy;
 import dev.postbox.amqp.internal.AmqpPublishHandler;
 import dev.postbox.amqp.internal.ConfirmedPublisher;
@@ -62,7 +63,7 @@ public final class AmqpRelay implements PostboxModule, AutoCloseable {
     private final AmqpPublishHandler handler;
     private final RetryPolicy retryPolicy;
     private final String queue;
-    private volatile @Nullable Outbox outbox;
+    private final RelayOutbox emitting;
 
     private AmqpRelay(Builder b) {
         this.destinations = Map.copyOf(b.destinations);
@@ -70,6 +71,7 @@ public final class AmqpRelay implements PostboxModule, AutoCloseable {
         this.handler = new AmqpPublishHandler(destinations, publisher);
         this.retryPolicy = b.retryPolicy;
         this.queue = b.queue;
+        this.emitting = new RelayOutbox("AMQP", KIND, b.queue, destinations.keySet());
     }
 
     /** A builder on a RabbitMQ connection factory (host, credentials, TLS, virtual host). */
@@ -91,17 +93,7 @@ public final class AmqpRelay implements PostboxModule, AutoCloseable {
 
     /** Like {@link #message}, as a builder (ordering key, priority, delay, headers). */
     public JobRequest.Builder messageBuilder(String destination, Object payload, @Nullable String key) {
-        Objects.requireNonNull(destination, "destination may not be null");
-        Objects.requireNonNull(payload, "payload may not be null");
-        if (!destinations.containsKey(destination)) {
-            throw new IllegalArgumentException(
-                    "AMQP destination '" + destination + "' is not configured; configured: " + destinations.keySet());
-        }
-        return JobRequest.builder(KIND)
-                .queue(queue)
-                .endpoint(destination)
-                .payload(payload)
-                .idempotencyKey(key);
+        return emitting.messageBuilder(destination, payload, key);
     }
 
     /**
@@ -114,21 +106,12 @@ public final class AmqpRelay implements PostboxModule, AutoCloseable {
      * @throws IllegalStateException if the relay is not installed in an engine yet
      */
     public EnqueueResult send(String destination, Object payload, @Nullable String key) {
-        return installed().enqueue(message(destination, payload, key));
+        return emitting.send(message(destination, payload, key));
     }
 
     /** Like {@link #send(String, Object, String)}, in the transaction of {@code connection}. */
     public EnqueueResult send(Connection connection, String destination, Object payload, @Nullable String key) {
-        return installed().enqueue(connection, message(destination, payload, key));
-    }
-
-    private Outbox installed() {
-        Outbox installed = outbox;
-        if (installed == null) {
-            throw new IllegalStateException("the AMQP relay is not installed in an engine yet: add it with"
-                    + " Postbox.Builder.module(relay) and build the engine before sending");
-        }
-        return installed;
+        return emitting.send(connection, message(destination, payload, key));
     }
 
     /**
@@ -150,7 +133,7 @@ public final class AmqpRelay implements PostboxModule, AutoCloseable {
     @Override
     public void install(Context context) {
         handler.install(context.rateLimits());
-        this.outbox = context.outbox();
+        emitting.install(context.outbox());
     }
 
     /** The configured destinations, by name. */

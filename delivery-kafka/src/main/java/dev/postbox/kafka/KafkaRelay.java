@@ -7,6 +7,7 @@ import dev.postbox.JobRequest;
 import dev.postbox.Outbox;
 import dev.postbox.Postbox;
 import dev.postbox.PostboxModule;
+import dev.postbox.RelayOutbox;
 import dev.postbox.RetryPolicy;
 import dev.postbox.kafka.internal.KafkaBatchSender;
 import dev.postbox.kafka.internal.RelayProducer;
@@ -72,7 +73,7 @@ public final class KafkaRelay implements PostboxModule, AutoCloseable {
     private final RetryPolicy retryPolicy;
     private final String queue;
     private final int maxBatchSize;
-    private volatile @Nullable Outbox outbox;
+    private final RelayOutbox emitting;
 
     private KafkaRelay(Builder b) {
         this.destinations = Map.copyOf(b.destinations);
@@ -80,6 +81,7 @@ public final class KafkaRelay implements PostboxModule, AutoCloseable {
         this.sender = new KafkaBatchSender(destinations, producer, b.sendTimeout, b.listener);
         this.retryPolicy = b.retryPolicy;
         this.queue = b.queue;
+        this.emitting = new RelayOutbox("Kafka", KIND, b.queue, destinations.keySet());
         this.maxBatchSize = b.maxBatchSize;
     }
 
@@ -106,17 +108,7 @@ public final class KafkaRelay implements PostboxModule, AutoCloseable {
 
     /** Like {@link #message}, as a builder: its ordering key becomes the record key. */
     public JobRequest.Builder messageBuilder(String destination, Object payload, @Nullable String key) {
-        Objects.requireNonNull(destination, "destination may not be null");
-        Objects.requireNonNull(payload, "payload may not be null");
-        if (!destinations.containsKey(destination)) {
-            throw new IllegalArgumentException(
-                    "Kafka destination '" + destination + "' is not configured; configured: " + destinations.keySet());
-        }
-        return JobRequest.builder(KIND)
-                .queue(queue)
-                .endpoint(destination)
-                .payload(payload)
-                .idempotencyKey(key);
+        return emitting.messageBuilder(destination, payload, key);
     }
 
     /**
@@ -130,21 +122,12 @@ public final class KafkaRelay implements PostboxModule, AutoCloseable {
      * @throws IllegalStateException if the relay is not installed in an engine yet
      */
     public EnqueueResult send(String destination, Object payload, @Nullable String key) {
-        return installed().enqueue(message(destination, payload, key));
+        return emitting.send(message(destination, payload, key));
     }
 
     /** Like {@link #send(String, Object, String)}, in the transaction of {@code connection}. */
     public EnqueueResult send(Connection connection, String destination, Object payload, @Nullable String key) {
-        return installed().enqueue(connection, message(destination, payload, key));
-    }
-
-    private Outbox installed() {
-        Outbox installed = outbox;
-        if (installed == null) {
-            throw new IllegalStateException("the Kafka relay is not installed in an engine yet: add it with"
-                    + " Postbox.Builder.module(relay) and build the engine before sending");
-        }
-        return installed;
+        return emitting.send(connection, message(destination, payload, key));
     }
 
     /**
@@ -174,7 +157,7 @@ public final class KafkaRelay implements PostboxModule, AutoCloseable {
     @Override
     public void install(Context context) {
         sender.install(context.rateLimits());
-        this.outbox = context.outbox();
+        emitting.install(context.outbox());
     }
 
     /**

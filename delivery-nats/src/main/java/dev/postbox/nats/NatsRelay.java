@@ -5,6 +5,7 @@ import dev.postbox.HandlerRegistration;
 import dev.postbox.JobRequest;
 import dev.postbox.Outbox;
 import dev.postbox.PostboxModule;
+import dev.postbox.RelayOutbox;
 import dev.postbox.RetryPolicy;
 import dev.postbox.nats.internal.JetStreamPublishHandler;
 import io.nats.client.Options;
@@ -60,13 +61,14 @@ public final class NatsRelay implements PostboxModule, AutoCloseable {
     private final JetStreamPublishHandler handler;
     private final RetryPolicy retryPolicy;
     private final String queue;
-    private volatile @Nullable Outbox outbox;
+    private final RelayOutbox emitting;
 
     private NatsRelay(Builder b) {
         this.destinations = Map.copyOf(b.destinations);
         this.handler = new JetStreamPublishHandler(destinations, b.options, b.ackTimeout);
         this.retryPolicy = b.retryPolicy;
         this.queue = b.queue;
+        this.emitting = new RelayOutbox("NATS", KIND, b.queue, destinations.keySet());
     }
 
     /** A builder on the NATS connection options (servers, credentials, TLS). */
@@ -88,17 +90,7 @@ public final class NatsRelay implements PostboxModule, AutoCloseable {
 
     /** Like {@link #message}, as a builder (ordering key, priority, delay, headers). */
     public JobRequest.Builder messageBuilder(String destination, Object payload, @Nullable String key) {
-        Objects.requireNonNull(destination, "destination may not be null");
-        Objects.requireNonNull(payload, "payload may not be null");
-        if (!destinations.containsKey(destination)) {
-            throw new IllegalArgumentException(
-                    "NATS destination '" + destination + "' is not configured; configured: " + destinations.keySet());
-        }
-        return JobRequest.builder(KIND)
-                .queue(queue)
-                .endpoint(destination)
-                .payload(payload)
-                .idempotencyKey(key);
+        return emitting.messageBuilder(destination, payload, key);
     }
 
     /**
@@ -111,21 +103,12 @@ public final class NatsRelay implements PostboxModule, AutoCloseable {
      * @throws IllegalStateException if the relay is not installed in an engine yet
      */
     public EnqueueResult send(String destination, Object payload, @Nullable String key) {
-        return installed().enqueue(message(destination, payload, key));
+        return emitting.send(message(destination, payload, key));
     }
 
     /** Like {@link #send(String, Object, String)}, in the transaction of {@code connection}. */
     public EnqueueResult send(Connection connection, String destination, Object payload, @Nullable String key) {
-        return installed().enqueue(connection, message(destination, payload, key));
-    }
-
-    private Outbox installed() {
-        Outbox installed = outbox;
-        if (installed == null) {
-            throw new IllegalStateException("the NATS relay is not installed in an engine yet: add it with"
-                    + " Postbox.Builder.module(relay) and build the engine before sending");
-        }
-        return installed;
+        return emitting.send(connection, message(destination, payload, key));
     }
 
     /**
@@ -147,7 +130,7 @@ public final class NatsRelay implements PostboxModule, AutoCloseable {
     @Override
     public void install(Context context) {
         handler.install(context.rateLimits());
-        this.outbox = context.outbox();
+        emitting.install(context.outbox());
     }
 
     /** The configured destinations, by name. */
