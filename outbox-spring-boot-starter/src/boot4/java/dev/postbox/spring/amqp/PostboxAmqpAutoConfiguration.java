@@ -5,6 +5,7 @@ import dev.postbox.Postbox;
 import dev.postbox.PostboxListener;
 import dev.postbox.amqp.AmqpDestination;
 import dev.postbox.amqp.AmqpRelay;
+import dev.postbox.spring.internal.BrokerDestinations;
 import dev.postbox.spring.internal.RelayDestinationsCondition;
 import dev.postbox.spring.metrics.BrokerRelayMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -46,6 +47,20 @@ public final class PostboxAmqpAutoConfiguration {
             relay.destination(d.getMaxPerSecond() > 0 ? destination.withRateLimit(d.getMaxPerSecond()) : destination);
         });
         return relay.build();
+    }
+
+    /**
+     * The relay's destinations, for the start-up check of {@code @Enqueue} and {@code @OutboxEvent}
+     * annotations that write its jobs (the relay bean's, also when the application defines the relay).
+     */
+    @Bean
+    BrokerDestinations postboxAmqpDestinations(AmqpRelay relay) {
+        return new BrokerDestinations(
+                "AMQP",
+                AmqpRelay.KIND,
+                "postbox.amqp.destinations",
+                "routing-key",
+                relay.destinations().keySet());
     }
 
     static ConnectionFactory connectionFactory(PostboxAmqpProperties properties) {

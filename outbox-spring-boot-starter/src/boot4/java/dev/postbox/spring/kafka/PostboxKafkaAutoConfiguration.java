@@ -5,6 +5,7 @@ import dev.postbox.PostboxListener;
 import dev.postbox.kafka.KafkaDestination;
 import dev.postbox.kafka.KafkaRelay;
 import dev.postbox.kafka.KafkaSendListener;
+import dev.postbox.spring.internal.BrokerDestinations;
 import dev.postbox.spring.internal.RelayDestinationsCondition;
 import dev.postbox.spring.metrics.BrokerRelayMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -52,6 +53,20 @@ public final class PostboxKafkaAutoConfiguration {
         });
         listeners.ifUnique(relay::listener);
         return relay.build();
+    }
+
+    /**
+     * The relay's destinations, for the start-up check of {@code @Enqueue} and {@code @OutboxEvent}
+     * annotations that write its jobs (the relay bean's, also when the application defines the relay).
+     */
+    @Bean
+    BrokerDestinations postboxKafkaDestinations(KafkaRelay relay) {
+        return new BrokerDestinations(
+                "Kafka",
+                KafkaRelay.KIND,
+                "postbox.kafka.destinations",
+                "topic",
+                relay.destinations().keySet());
     }
 
     static Map<String, Object> clientConfig(PostboxKafkaProperties properties) {

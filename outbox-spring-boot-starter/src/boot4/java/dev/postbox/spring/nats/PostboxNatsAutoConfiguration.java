@@ -4,6 +4,7 @@ import dev.postbox.Postbox;
 import dev.postbox.PostboxListener;
 import dev.postbox.nats.NatsDestination;
 import dev.postbox.nats.NatsRelay;
+import dev.postbox.spring.internal.BrokerDestinations;
 import dev.postbox.spring.internal.RelayDestinationsCondition;
 import dev.postbox.spring.metrics.BrokerRelayMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -52,6 +53,20 @@ public final class PostboxNatsAutoConfiguration {
             relay.destination(d.getMaxPerSecond() > 0 ? destination.withRateLimit(d.getMaxPerSecond()) : destination);
         });
         return relay.build();
+    }
+
+    /**
+     * The relay's destinations, for the start-up check of {@code @Enqueue} and {@code @OutboxEvent}
+     * annotations that write its jobs (the relay bean's, also when the application defines the relay).
+     */
+    @Bean
+    BrokerDestinations postboxNatsDestinations(NatsRelay relay) {
+        return new BrokerDestinations(
+                "NATS",
+                NatsRelay.KIND,
+                "postbox.nats.destinations",
+                "subject",
+                relay.destinations().keySet());
     }
 
     static Options options(PostboxNatsProperties properties, @Nullable Duration connectTimeout) {
