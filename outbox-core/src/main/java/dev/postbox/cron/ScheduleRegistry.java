@@ -1,7 +1,9 @@
 package dev.postbox.cron;
 
 import dev.postbox.cron.internal.ScheduleStore;
+import dev.postbox.internal.Require;
 import dev.postbox.internal.Transactions;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
@@ -10,14 +12,15 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Stores schedule definitions in {@code outbox_schedule}: upserts them at start-up and pauses or
- * resumes them. Thread-safe.
+ * Stores schedule definitions in {@code outbox_schedule}: upserts them at start-up, pauses or resumes
+ * them, and reads them back with their recent fires. Thread-safe.
  *
  * <p>{@link #register(Collection)} is idempotent and safe when every node of a cluster calls it at
  * once: each definition is one upsert statement, taken in name order (so two nodes never wait for
@@ -121,6 +124,21 @@ public final class ScheduleRegistry {
         return setPaused(name, false);
     }
 
+    /**
+     * Every stored schedule in name order, each with its latest {@code historyLimit} fires (newest
+     * first; none when {@code historyLimit} is 0). Schedules stored but no longer declared are read
+     * too.
+     */
+    public List<StoredSchedule> schedules(int historyLimit) {
+        return read(c -> store.stored(c, null, historyLimit));
+    }
+
+    /** One stored schedule with its latest {@code historyLimit} fires; empty when none has that name. */
+    public Optional<StoredSchedule> schedule(String name, int historyLimit) {
+        Require.notNull(name, "name");
+        return read(c -> store.stored(c, name, historyLimit)).stream().findFirst();
+    }
+
     private boolean setPaused(String name, boolean paused) {
         return inTransaction(c -> {
             if (!store.exists(c, name)) {
@@ -128,6 +146,15 @@ public final class ScheduleRegistry {
             }
             return store.setPaused(c, name, paused);
         });
+    }
+
+    /** Reads on a connection as the data source gives it, in no transaction of the registry's own. */
+    private <T> T read(Transactions.Work<T> work) {
+        try (Connection c = dataSource.getConnection()) {
+            return work.run(c);
+        } catch (SQLException e) {
+            throw new IllegalStateException("Reading the Postbox schedules failed: " + e.getMessage(), e);
+        }
     }
 
     private <T> T inTransaction(Transactions.Work<T> work) {

@@ -145,6 +145,44 @@ class ScheduleMaterializerDatabaseTest {
     }
 
     @Test
+    void theRegistryReadsSchedulesBackWithTheirLatestFiresNewestFirst() throws Exception {
+        registry.register(ScheduleDefinition.builder("hourly")
+                .cron("@hourly")
+                .zone("Europe/Berlin")
+                .kind("report")
+                .queue("reports")
+                .missedFirePolicy(MissedFirePolicy.ALL)
+                .build());
+        registry.register(ScheduleDefinition.builder("another").cron("@daily").build());
+        registry.pause("another");
+        Instant first = nextFireAt("hourly");
+        materializerAt(first.plus(Duration.ofMinutes(150))).materializeAllDue();
+
+        assertThat(registry.schedules(2)).extracting(StoredSchedule::name).containsExactly("another", "hourly");
+        StoredSchedule hourly = registry.schedule("hourly", 2).orElseThrow();
+        assertThat(hourly.cron()).isEqualTo("@hourly");
+        assertThat(hourly.zone()).isEqualTo("Europe/Berlin");
+        assertThat(hourly.kind()).isEqualTo("report");
+        assertThat(hourly.queue()).isEqualTo("reports");
+        assertThat(hourly.paused()).isFalse();
+        assertThat(hourly.missedFirePolicy()).isEqualTo(MissedFirePolicy.ALL);
+        assertThat(hourly.lastFireAt()).isEqualTo(first.plusSeconds(2 * 3600));
+        assertThat(hourly.nextFireAt()).isEqualTo(first.plusSeconds(3 * 3600));
+        assertThat(hourly.recentFires())
+                .as("the two latest of three fires, newest first")
+                .extracting(ScheduleFire::fireAt)
+                .containsExactly(first.plusSeconds(2 * 3600), first.plusSeconds(3600));
+        assertThat(hourly.recentFires().get(0).jobId()).isEqualTo(hourly.lastJobId());
+        assertThat(hourly.recentFires()).extracting(ScheduleFire::state).containsOnly("pending");
+        StoredSchedule another = registry.schedule("another", 2).orElseThrow();
+        assertThat(another.paused()).isTrue();
+        assertThat(another.recentFires()).isEmpty();
+        assertThat(registry.schedules(0))
+                .allSatisfy(s -> assertThat(s.recentFires()).isEmpty());
+        assertThat(registry.schedule("nope", 2)).isEmpty();
+    }
+
+    @Test
     void skipIfRunningSkipsFiresWhileTheEarlierJobIsUnfinished() throws Exception {
         registry.register(ScheduleDefinition.builder("exclusive")
                 .cron("@hourly")

@@ -6,6 +6,8 @@ import dev.postbox.kafka.KafkaDestination;
 import dev.postbox.kafka.KafkaRelay;
 import dev.postbox.kafka.KafkaSendListener;
 import dev.postbox.spring.internal.BrokerDestinations;
+import dev.postbox.spring.internal.ConditionalOnRelayHealth;
+import dev.postbox.spring.internal.ConditionalOnRelayMetrics;
 import dev.postbox.spring.internal.RelayDestinationsCondition;
 import dev.postbox.spring.metrics.BrokerRelayMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -47,10 +49,10 @@ public final class PostboxKafkaAutoConfiguration {
                 .maxBatchSize(properties.getMaxBatchSize())
                 .queue(properties.getQueue())
                 .retryPolicy(properties.getRetry().toPolicy());
-        properties.getDestinations().forEach((name, d) -> {
-            KafkaDestination destination = KafkaDestination.of(name, d.getTopic());
-            relay.destination(d.getMaxPerSecond() > 0 ? destination.withRateLimit(d.getMaxPerSecond()) : destination);
-        });
+        properties
+                .getDestinations()
+                .forEach((name, d) -> relay.destination(
+                        d.rateLimited(KafkaDestination.of(name, d.getTopic()), KafkaDestination::withRateLimit)));
         listeners.ifUnique(relay::listener);
         return relay.build();
     }
@@ -78,8 +80,7 @@ public final class PostboxKafkaAutoConfiguration {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(MeterRegistry.class)
-    @ConditionalOnBooleanProperty(name = "postbox.metrics.enabled", matchIfMissing = true)
+    @ConditionalOnRelayMetrics
     static class Metrics {
 
         /** Record counts and acknowledgement times per destination, when a MeterRegistry is there. */
@@ -93,23 +94,16 @@ public final class PostboxKafkaAutoConfiguration {
         /** Relay jobs by destination and outcome, from the engine's events. */
         @Bean
         PostboxListener postboxKafkaRelayMetrics(ObjectProvider<MeterRegistry> registry, KafkaRelay relay) {
-            MeterRegistry meters = registry.getIfUnique();
-            return meters == null
-                    ? PostboxListener.NO_OP
-                    : new BrokerRelayMetrics(
-                            meters,
-                            "kafka",
-                            KafkaRelay.KIND,
-                            relay.destinations().keySet());
+            return BrokerRelayMetrics.of(
+                    registry.getIfUnique(),
+                    "kafka",
+                    KafkaRelay.KIND,
+                    relay.destinations().keySet());
         }
     }
 
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(
-            name = {
-                "org.springframework.boot.health.contributor.HealthIndicator",
-                "org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator"
-            })
+    @ConditionalOnRelayHealth
     static class Health {
 
         @Bean

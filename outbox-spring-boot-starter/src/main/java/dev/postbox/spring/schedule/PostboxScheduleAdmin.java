@@ -1,51 +1,48 @@
 package dev.postbox.spring.schedule;
 
+import dev.postbox.cron.ScheduleFire;
 import dev.postbox.cron.ScheduleRegistry;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Timestamp;
+import dev.postbox.cron.StoredSchedule;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reads and controls the stored schedules: their definition, pause state and next fire from {@code
- * outbox_schedule}, their recent fires with job ids and outcomes from the view {@code
- * outbox_schedule_fire}, and pause/resume through {@link ScheduleRegistry}. Used by the {@code
- * postbox} actuator endpoint; usable directly.
+ * Reads and controls the stored schedules for the {@code postbox} actuator endpoint and the console:
+ * their definition, pause state and next fire, their recent fires with job ids and outcomes, and
+ * pause/resume, all through the core's {@link ScheduleRegistry} (which holds the SQL). Usable
+ * directly.
  */
 public class PostboxScheduleAdmin {
 
-    private static final String SCHEDULES = "SELECT name, cron, zone, kind, queue, paused, next_fire_at, last_fire_at,"
-            + " last_job_id, dst_gap_policy, missed_fire_policy, overlap_policy FROM outbox_schedule";
-
-    private static final String HISTORY = "SELECT schedule_name, fire_at, job_id, state, attempts, last_error,"
-            + " created_at, finished_at FROM (SELECT f.*, row_number() OVER (PARTITION BY schedule_name"
-            + " ORDER BY fire_at DESC, job_id DESC) AS rn FROM outbox_schedule_fire f) h WHERE rn <= ?";
-
-    private final DataSource dataSource;
     private final ScheduleRegistry registry;
 
-    public PostboxScheduleAdmin(DataSource dataSource, ScheduleRegistry registry) {
-        this.dataSource = dataSource;
+    /** The schedules the registry stores. */
+    public PostboxScheduleAdmin(ScheduleRegistry registry) {
         this.registry = registry;
+    }
+
+    /**
+     * The schedules the registry stores.
+     *
+     * @param dataSource not used: the registry reads the schedules from its own data source
+     * @deprecated use {@link #PostboxScheduleAdmin(ScheduleRegistry)}
+     */
+    @Deprecated(forRemoval = true)
+    public PostboxScheduleAdmin(DataSource dataSource, ScheduleRegistry registry) {
+        this(registry);
     }
 
     /** Every stored schedule by name, each with its latest {@code historyLimit} fires (newest first). */
     public List<ScheduleView> schedules(int historyLimit) {
-        return query(null, historyLimit);
+        return registry.schedules(historyLimit).stream().map(ScheduleView::of).toList();
     }
 
     /** One stored schedule with its latest {@code historyLimit} fires; empty when there is none. */
     public Optional<ScheduleView> schedule(String name, int historyLimit) {
-        return query(name, historyLimit).stream().findFirst();
+        return registry.schedule(name, historyLimit).map(ScheduleView::of);
     }
 
     /**
@@ -68,72 +65,9 @@ public class PostboxScheduleAdmin {
         return registry.resume(name);
     }
 
-    private List<ScheduleView> query(@Nullable String name, int historyLimit) {
-        try (Connection c = dataSource.getConnection()) {
-            Map<String, List<FireView>> history = new HashMap<>();
-            if (historyLimit > 0) {
-                String sql = HISTORY + (name != null ? " AND schedule_name = ?" : "")
-                        + " ORDER BY schedule_name, fire_at DESC, job_id DESC";
-                try (PreparedStatement ps = c.prepareStatement(sql)) {
-                    ps.setInt(1, historyLimit);
-                    if (name != null) {
-                        ps.setString(2, name);
-                    }
-                    try (ResultSet rs = ps.executeQuery()) {
-                        while (rs.next()) {
-                            history.computeIfAbsent(rs.getString(1), k -> new ArrayList<>())
-                                    .add(new FireView(
-                                            instant(rs, 2),
-                                            rs.getLong(3),
-                                            rs.getString(4),
-                                            rs.getInt(5),
-                                            rs.getString(6),
-                                            instant(rs, 7),
-                                            instant(rs, 8)));
-                        }
-                    }
-                }
-            }
-            List<ScheduleView> schedules = new ArrayList<>();
-            String sql = SCHEDULES + (name != null ? " WHERE name = ?" : "") + " ORDER BY name";
-            try (PreparedStatement ps = c.prepareStatement(sql)) {
-                if (name != null) {
-                    ps.setString(1, name);
-                }
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        String scheduleName = rs.getString(1);
-                        Long lastJobId = rs.getObject(9, Long.class);
-                        schedules.add(new ScheduleView(
-                                scheduleName,
-                                rs.getString(2),
-                                rs.getString(3),
-                                rs.getString(4),
-                                rs.getString(5),
-                                rs.getBoolean(6),
-                                instant(rs, 7),
-                                instant(rs, 8),
-                                lastJobId,
-                                rs.getString(10),
-                                rs.getString(11),
-                                rs.getString(12),
-                                List.copyOf(history.getOrDefault(scheduleName, List.of()))));
-                    }
-                }
-            }
-            return schedules;
-        } catch (SQLException e) {
-            throw new IllegalStateException("Reading the Postbox schedules failed: " + e.getMessage(), e);
-        }
-    }
-
-    private static @Nullable Instant instant(ResultSet rs, int column) throws SQLException {
-        Timestamp t = rs.getTimestamp(column);
-        return t == null ? null : t.toInstant();
-    }
-
     /**
-     * A stored schedule.
+     * A stored schedule, as the endpoint shows it (the core's {@link StoredSchedule}, its policies by
+     * name).
      *
      * @param nextFireAt the next fire not yet materialised (null: never fires again)
      * @param lastFireAt the latest fire materialised as a job
@@ -153,7 +87,25 @@ public class PostboxScheduleAdmin {
             String dstGapPolicy,
             String missedFirePolicy,
             String overlapPolicy,
-            List<FireView> recentFires) {}
+            List<FireView> recentFires) {
+
+        static ScheduleView of(StoredSchedule s) {
+            return new ScheduleView(
+                    s.name(),
+                    s.cron(),
+                    s.zone(),
+                    s.kind(),
+                    s.queue(),
+                    s.paused(),
+                    s.nextFireAt(),
+                    s.lastFireAt(),
+                    s.lastJobId(),
+                    s.dstGapPolicy().name(),
+                    s.missedFirePolicy().name(),
+                    s.overlapPolicy().name(),
+                    s.recentFires().stream().map(FireView::of).toList());
+        }
+    }
 
     /**
      * One materialised fire and its job, wherever the job is now.
@@ -168,5 +120,11 @@ public class PostboxScheduleAdmin {
             int attempts,
             @Nullable String lastError,
             @Nullable Instant createdAt,
-            @Nullable Instant finishedAt) {}
+            @Nullable Instant finishedAt) {
+
+        static FireView of(ScheduleFire f) {
+            return new FireView(
+                    f.fireAt(), f.jobId(), f.state(), f.attempts(), f.lastError(), f.createdAt(), f.finishedAt());
+        }
+    }
 }
