@@ -39,6 +39,7 @@ public final class Outbox {
     private final PostboxListener listener;
     private final WakeUps wakeUps;
     private final PostboxInstrumentation instrumentation;
+    private final TenantResolver tenants;
     private final PostboxSchema schema;
 
     Outbox(
@@ -47,13 +48,15 @@ public final class Outbox {
             TransactionMode transactionMode,
             PostboxListener listener,
             WakeUps wakeUps,
-            PostboxInstrumentation instrumentation) {
+            PostboxInstrumentation instrumentation,
+            TenantResolver tenants) {
         this.dataSource = Require.notNull(dataSource, "dataSource");
         this.writer = writer;
         this.transactionMode = transactionMode;
         this.listener = listener;
         this.wakeUps = wakeUps;
         this.instrumentation = instrumentation;
+        this.tenants = tenants;
         this.schema = PostboxSchema.of(dataSource);
     }
 
@@ -108,7 +111,8 @@ public final class Outbox {
         return write(connection, requests);
     }
 
-    private List<EnqueueResult> write(Connection c, List<JobRequest> requests) {
+    private List<EnqueueResult> write(Connection c, List<JobRequest> given) {
+        List<JobRequest> requests = withTenants(given);
         List<EnqueueResult> results = instrumentation.enqueue(requests, amended -> insert(c, amended));
         if (results.size() != requests.size()) {
             throw new IllegalStateException(
@@ -123,6 +127,25 @@ public final class Outbox {
                     results.get(i).created());
         }
         return results;
+    }
+
+    /** The requests, those without a tenant given the resolver's current tenant (if any). */
+    private List<JobRequest> withTenants(List<JobRequest> requests) {
+        if (tenants == TenantResolver.NONE
+                || requests.stream().allMatch(r -> r.tenant().isPresent())) {
+            return requests;
+        }
+        String current = tenants.currentTenant();
+        if (current == null) {
+            return requests;
+        }
+        TenantId.validate(current, "TenantResolver " + tenants.getClass().getName() + " returned tenant");
+        List<JobRequest> resolved = new java.util.ArrayList<>(requests.size());
+        for (JobRequest r : requests) {
+            resolved.add(
+                    r.tenant().isPresent() ? r : r.toBuilder().tenant(current).build());
+        }
+        return resolved;
     }
 
     private List<EnqueueResult> insert(Connection c, List<JobRequest> requests) {

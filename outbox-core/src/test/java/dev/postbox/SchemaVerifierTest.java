@@ -75,7 +75,7 @@ class SchemaVerifierTest {
                     .doesNotContain("outbox_job");
 
             // The installer takes over: it records what it found and applies only the rest.
-            assertThat(new SchemaInstaller(ds).install()).containsExactly(3, 4, 5, 6, 7, 8, 9);
+            assertThat(new SchemaInstaller(ds).install()).containsExactly(3, 4, 5, 6, 7, 8, 9, 10);
             assertThat(jdbc.queryForList(
                             "SELECT description FROM outbox_schema_version ORDER BY version", String.class))
                     .containsExactly(
@@ -87,7 +87,8 @@ class SchemaVerifierTest {
                             "console indexes",
                             "notify after commit",
                             "installation id",
-                            "dead letter cause");
+                            "dead letter cause",
+                            "tenants");
             assertThat(verifier.missingMigrations()).isEmpty();
             assertThat(verifier.missingObjects()).isEmpty();
             assertThat(verifier.installedVersion())
@@ -96,7 +97,8 @@ class SchemaVerifierTest {
             jdbc.execute("DROP TABLE outbox_schedule CASCADE");
             assertThat(verifier.missingMigrations())
                     .extracting(SchemaInstaller.Migration::version)
-                    .containsExactly(2);
+                    .as("V2 created the table; V10 added its tenant column")
+                    .containsExactly(2, 10);
             assertThat(verifier.installedVersion()).isEqualTo(1);
         } finally {
             TestDatabase.drop(ds);
@@ -143,6 +145,40 @@ class SchemaVerifierTest {
         } finally {
             TestDatabase.drop(ds);
         }
+    }
+
+    /**
+     * V10 replaces V1's claim and ordering indexes with tenant-aware ones: it counts as applied only
+     * when the old ones are gone, and V1 is not reported missing for lacking the indexes V10 dropped.
+     */
+    @Test
+    void aMigrationThatDropsAnIndexIsAppliedOnlyWhenTheIndexIsGone() {
+        HikariDataSource ds = TestDatabase.createEmpty();
+        try {
+            SchemaVerifier verifier = new SchemaVerifier(ds);
+            List<SchemaInstaller.Migration> all = SchemaInstaller.migrations();
+            SchemaInstaller.Migration v10 =
+                    all.stream().filter(m -> m.version() == 10).findFirst().orElseThrow();
+            assertThat(v10.objects())
+                    .contains("index outbox_job_claim_idx dropped", "index outbox_job_ordering_idx dropped");
+
+            JdbcTemplate jdbc = new JdbcTemplate(ds);
+            all.stream().filter(m -> m.version() < 10).forEach(m -> jdbc.execute(m.sql()));
+            assertThat(verifier.missingMigrations()).containsExactly(v10);
+            assertThat(verifier.missingObjects()).contains("index outbox_job_claim_idx dropped");
+
+            assertThat(new SchemaInstaller(ds).install()).containsExactly(10);
+            assertThat(verifier.missingMigrations()).isEmpty();
+            assertThat(count(jdbc, "SELECT count(*) FROM pg_class WHERE relname = 'outbox_job_claim_idx'"))
+                    .isZero();
+        } finally {
+            TestDatabase.drop(ds);
+        }
+    }
+
+    private static long count(JdbcTemplate jdbc, String sql) {
+        Long n = jdbc.queryForObject(sql, Long.class);
+        return n == null ? 0 : n;
     }
 
     @Test

@@ -191,6 +191,45 @@ class ScheduleMaterializerDatabaseTest {
         assertThat(historyCount("nightly-report")).isEqualTo(1);
     }
 
+    /** A schedule of a tenant: its fires are jobs of the tenant, and the tenant is part of the definition. */
+    @Test
+    void aTenantsScheduleCreatesJobsOfThatTenant() throws Exception {
+        ScheduleDefinition acme = ScheduleDefinition.builder("acme-report")
+                .cron("0 3 * * *")
+                .kind("report")
+                .tenant("acme")
+                .build();
+        ScheduleDefinition shared = ScheduleDefinition.builder("shared-report")
+                .cron("0 3 * * *")
+                .kind("report")
+                .build();
+        registry.register(List.of(acme, shared));
+        registry.register(acme.toBuilder().tenant("globex").build());
+        assertThat(scheduleTenant("acme-report")).as("a new tenant is a change").isEqualTo("globex");
+        registry.register(acme);
+        assertThat(scheduleTenant("acme-report")).isEqualTo("acme");
+        assertThat(scheduleTenant("shared-report")).isNull();
+        Instant first = nextFireAt("acme-report");
+        materializerAt(first.plusSeconds(5)).materializeAllDue();
+
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT split_part(fire_key, '@', 1), tenant FROM outbox_job ORDER BY fire_key")) {
+            try (ResultSet rs = ps.executeQuery()) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(1)).isEqualTo("acme-report");
+                assertThat(rs.getString(2)).isEqualTo("acme");
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(1)).isEqualTo("shared-report");
+                assertThat(rs.getString(2)).isNull();
+                assertThat(rs.next()).isFalse();
+            }
+        }
+        assertThatThrownBy(() -> ScheduleDefinition.builder("x").tenant("no spaces"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("schedule 'x': tenant 'no spaces' is not a valid tenant id");
+    }
+
     @Test
     void registrationIsIdempotentAndOnlyATimingChangeRestartsTheSchedule() throws Exception {
         ScheduleDefinition v1 =
@@ -238,6 +277,17 @@ class ScheduleMaterializerDatabaseTest {
                 ResultSet rs = ps.executeQuery()) {
             rs.next();
             return rs.getObject(1, OffsetDateTime.class).toInstant();
+        }
+    }
+
+    private String scheduleTenant(String name) throws SQLException {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement("SELECT tenant FROM outbox_schedule WHERE name = ?")) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getString(1);
+            }
         }
     }
 

@@ -34,7 +34,7 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@link #search}: ids through primary keys and {@code outbox_job_archive_id_idx};
  *       idempotency keys through {@code outbox_idempotency_key}'s primary key; everything else within
  *       the time window (BRIN on the archive, {@code dead_at} index on dead letters); ordering keys on
- *       live jobs through {@code outbox_job_ordering_idx}.
+ *       live jobs through {@code outbox_job_tenant_ordering_idx} (schema V10; its first column is the key).
  *   <li>{@link #deadLetterGroups}: all groups are one pass over the dead letters (hash aggregate);
  *       the groups of one kind, and the replay or purge of one group, use {@code
  *       outbox_dead_letter_group_idx}.

@@ -23,18 +23,18 @@ public final class ScheduleStore {
     private static final String DATABASE_NOW = "SELECT now() + ?::bigint * interval '1 millisecond'";
 
     private static final String DEFINITION_COLUMNS = "name, cron, zone, kind, queue, payload, dst_gap_policy,"
-            + " missed_fire_policy, overlap_policy, misfire_threshold_ms";
+            + " missed_fire_policy, overlap_policy, misfire_threshold_ms, tenant";
 
     /**
      * Inserts a new schedule or updates a changed one. A change of the timing (cron, zone, gap
      * policy) restarts the schedule from the given next fire; other changes keep its fire state.
      */
     private static final String UPSERT = "INSERT INTO outbox_schedule (" + DEFINITION_COLUMNS + ", next_fire_at)"
-            + " VALUES (?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?)"
+            + " VALUES (?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?)"
             + " ON CONFLICT (name) DO UPDATE SET cron = excluded.cron, zone = excluded.zone, kind = excluded.kind,"
             + "   queue = excluded.queue, payload = excluded.payload, dst_gap_policy = excluded.dst_gap_policy,"
             + "   missed_fire_policy = excluded.missed_fire_policy, overlap_policy = excluded.overlap_policy,"
-            + "   misfire_threshold_ms = excluded.misfire_threshold_ms,"
+            + "   misfire_threshold_ms = excluded.misfire_threshold_ms, tenant = excluded.tenant,"
             + "   next_fire_at = CASE WHEN (outbox_schedule.cron, outbox_schedule.zone, outbox_schedule.dst_gap_policy)"
             + "       IS DISTINCT FROM (excluded.cron, excluded.zone, excluded.dst_gap_policy)"
             + "     THEN excluded.next_fire_at ELSE outbox_schedule.next_fire_at END,"
@@ -81,7 +81,8 @@ public final class ScheduleStore {
             OverlapPolicy overlapPolicy,
             Duration misfireThreshold,
             Instant nextFireAt,
-            @Nullable Long lastJobId) {
+            @Nullable Long lastJobId,
+            @Nullable String tenant) {
 
         /** The definition stored in the row; throws when the row holds an invalid definition. */
         public ScheduleDefinition definition() {
@@ -95,6 +96,7 @@ public final class ScheduleStore {
                     .missedFirePolicy(missedFirePolicy)
                     .overlapPolicy(overlapPolicy)
                     .misfireThreshold(misfireThreshold)
+                    .tenant(tenant)
                     .build();
         }
     }
@@ -133,7 +135,8 @@ public final class ScheduleStore {
             ps.setString(8, d.missedFirePolicy().name());
             ps.setString(9, d.overlapPolicy().name());
             ps.setLong(10, d.misfireThreshold().toMillis());
-            setInstant(ps, 11, nextFireAt);
+            ps.setString(11, d.tenant().orElse(null));
+            setInstant(ps, 12, nextFireAt);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     return Upsert.UNCHANGED;
@@ -151,7 +154,6 @@ public final class ScheduleStore {
             ps.setInt(2, limit);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    long lastJob = rs.getLong("last_job_id");
                     due.add(new DueSchedule(
                             rs.getString("name"),
                             rs.getString("cron"),
@@ -164,7 +166,8 @@ public final class ScheduleStore {
                             OverlapPolicy.valueOf(rs.getString("overlap_policy")),
                             Duration.ofMillis(rs.getLong("misfire_threshold_ms")),
                             rs.getObject("next_fire_at", OffsetDateTime.class).toInstant(),
-                            rs.wasNull() ? null : lastJob));
+                            (Long) rs.getObject("last_job_id"),
+                            rs.getString("tenant")));
                 }
             }
         }

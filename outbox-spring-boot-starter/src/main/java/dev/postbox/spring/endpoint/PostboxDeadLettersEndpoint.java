@@ -3,10 +3,12 @@ package dev.postbox.spring.endpoint;
 import dev.postbox.DeadLetter;
 import dev.postbox.DeadLetterFilter;
 import dev.postbox.PostboxAdmin;
+import dev.postbox.TenantAdmin;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToIntBiFunction;
 import java.util.function.ToIntFunction;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -25,7 +27,9 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  * The {@code postboxdeadletters} actuator endpoint. Every operation but the replay of one takes the
  * same filter: {@code queue}, {@code kind}, {@code endpoint} (exact), {@code error} (contained in the
  * last error, case-insensitively) and {@code deadFrom}/{@code deadTo} (ISO-8601 instants, {@code
- * [deadFrom, deadTo)}).
+ * [deadFrom, deadTo)}). Every operation also takes {@code tenant}: an id, or {@value
+ * PostboxTenantsEndpoint#DEFAULT_TENANT} for the default tenant; it limits the operation to that
+ * tenant's dead letters, whatever the rest of the filter says (docs/tenants.md).
  *
  * <ul>
  *   <li>{@code GET /actuator/postboxdeadletters?queue=&kind=&endpoint=&error=&deadFrom=&deadTo=&limit=}:
@@ -65,24 +69,45 @@ public class PostboxDeadLettersEndpoint {
             @Nullable String error,
             @Nullable Instant deadFrom,
             @Nullable Instant deadTo,
-            @Nullable Integer limit) {
+            @Nullable Integer limit,
+            @Nullable String tenant) {
         int max = limit != null ? limit : properties.getDeadLetterLimit();
         if (max < 1 || max > MAX_DEAD_LETTER_LIMIT) {
             throw new InvalidEndpointRequestException(
                     "limit must be between 1 and " + MAX_DEAD_LETTER_LIMIT + ", was " + max, "limit out of range");
         }
-        return admin.deadLetters(filter(queue, kind, endpoint, error, deadFrom, deadTo), max);
+        DeadLetterFilter filter = filter(queue, kind, endpoint, error, deadFrom, deadTo);
+        String named = AdminWrites.blankToNull(tenant);
+        return named == null
+                ? admin.deadLetters(filter, max)
+                : PostboxTenantsEndpoint.forTenant(admin, named).deadLetters(filter, max);
     }
 
-    /** Replays one dead letter: it runs again with a fresh attempt budget. */
+    /**
+     * Replays one dead letter: it runs again with a fresh attempt budget. With a {@code tenant}, only
+     * a dead letter of that tenant (404 for another tenant's).
+     */
     @WriteOperation
-    public WebEndpointResponse<Map<String, Object>> replay(@Selector long id, SecurityContext caller) {
-        return writes.run(caller, "replay", Map.of("id", id), result -> {
-            boolean replayed = admin.replay(id);
+    public WebEndpointResponse<Map<String, Object>> replay(
+            @Selector long id, @Nullable String tenant, SecurityContext caller) {
+        Map<String, @Nullable Object> parameters = new LinkedHashMap<>();
+        parameters.put("id", id);
+        parameters.put("tenant", tenant);
+        return writes.run(caller, "replay", parameters, result -> {
+            String named = AdminWrites.blankToNull(tenant);
+            TenantAdmin owner = named == null ? null : PostboxTenantsEndpoint.forTenant(admin, named);
+            boolean replayed = owner != null ? owner.replay(id) : admin.replay(id);
             log.info("Postbox admin: replay of dead letter {} {}", id, replayed ? "done" : "found nothing");
             result.put("id", id);
+            if (owner != null) {
+                result.put("tenant", PostboxTenantsEndpoint.name(owner));
+            }
             if (!replayed) {
-                return AdminWrites.notFound(result, "no dead letter with id " + id);
+                return AdminWrites.notFound(
+                        result,
+                        owner != null
+                                ? "tenant " + PostboxTenantsEndpoint.name(owner) + " has no dead letter with id " + id
+                                : "no dead letter with id " + id);
             }
             result.put("replayed", 1);
             return AdminWrites.ok(result);
@@ -99,9 +124,22 @@ public class PostboxDeadLettersEndpoint {
             @Nullable Instant deadFrom,
             @Nullable Instant deadTo,
             @Nullable Boolean all,
+            @Nullable String tenant,
             SecurityContext caller) {
         return matching(
-                "replay", "replayed", admin::replay, queue, kind, endpoint, error, deadFrom, deadTo, all, caller);
+                "replay",
+                "replayed",
+                admin::replay,
+                TenantAdmin::replay,
+                queue,
+                kind,
+                endpoint,
+                error,
+                deadFrom,
+                deadTo,
+                all,
+                tenant,
+                caller);
     }
 
     /** Deletes every dead letter matching the filter (or all of them with {@code all=true}). */
@@ -114,15 +152,33 @@ public class PostboxDeadLettersEndpoint {
             @Nullable Instant deadFrom,
             @Nullable Instant deadTo,
             @Nullable Boolean all,
+            @Nullable String tenant,
             SecurityContext caller) {
-        return matching("purge", "purged", admin::purge, queue, kind, endpoint, error, deadFrom, deadTo, all, caller);
+        return matching(
+                "purge",
+                "purged",
+                admin::purge,
+                TenantAdmin::purge,
+                queue,
+                kind,
+                endpoint,
+                error,
+                deadFrom,
+                deadTo,
+                all,
+                tenant,
+                caller);
     }
 
-    /** One bulk write on the dead letters a filter matches: audited, logged, counted under {@code done}. */
+    /**
+     * One bulk write on the dead letters a filter matches (of one tenant when {@code tenant} is given):
+     * audited, logged, counted under {@code done}.
+     */
     private WebEndpointResponse<Map<String, Object>> matching(
             String action,
             String done,
             ToIntFunction<DeadLetterFilter> write,
+            ToIntBiFunction<TenantAdmin, DeadLetterFilter> tenantWrite,
             @Nullable String queue,
             @Nullable String kind,
             @Nullable String endpoint,
@@ -130,12 +186,24 @@ public class PostboxDeadLettersEndpoint {
             @Nullable Instant deadFrom,
             @Nullable Instant deadTo,
             @Nullable Boolean all,
+            @Nullable String tenant,
             SecurityContext caller) {
         Map<String, @Nullable Object> parameters = parameters(queue, kind, endpoint, error, deadFrom, deadTo, all);
+        parameters.put("tenant", tenant);
         return writes.run(caller, action, parameters, result -> {
             DeadLetterFilter filter = guardedFilter(queue, kind, endpoint, error, deadFrom, deadTo, all);
-            int count = write.applyAsInt(filter);
-            log.info("Postbox admin: {} {} dead letters ({})", done, count, describe(filter));
+            int count;
+            String named = AdminWrites.blankToNull(tenant);
+            if (named == null) {
+                count = write.applyAsInt(filter);
+                log.info("Postbox admin: {} {} dead letters ({})", done, count, describe(filter));
+            } else {
+                TenantAdmin owner = PostboxTenantsEndpoint.forTenant(admin, named);
+                count = tenantWrite.applyAsInt(owner, filter);
+                String name = PostboxTenantsEndpoint.name(owner);
+                log.info("Postbox admin: {} {} dead letters of tenant {} ({})", done, count, name, describe(filter));
+                result.put("tenant", name);
+            }
             result.put(done, count);
             return AdminWrites.ok(result);
         });
