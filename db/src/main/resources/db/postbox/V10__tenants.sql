@@ -27,12 +27,24 @@ CREATE INDEX outbox_job_tenant_claim_idx ON outbox_job (queue, (coalesce(tenant,
     WHERE state IN ('pending', 'retry');
 -- It replaces V1's claim index (queue, lane, sort_at, id): every claim reads the new one (the default
 -- tenant is one more tenant), and one partial index less keeps enqueue and claim as cheap as before.
-DROP INDEX IF EXISTS outbox_job_claim_idx;
+-- (Dropped below, with V1's ordering index, in this installation's schema.)
 -- Per-key order within a tenant: the claim's "no older live job of my key and tenant" probe is one
 -- index range. Replaces V1's ordering index (ordering_key, id).
 CREATE INDEX outbox_job_tenant_ordering_idx ON outbox_job (ordering_key, (coalesce(tenant, '')), id)
     WHERE ordering_key IS NOT NULL;
-DROP INDEX IF EXISTS outbox_job_ordering_idx;
+-- V1's claim and ordering indexes go, in the schema of the outbox_job this migration altered, never
+-- through the search_path: Flyway and Liquibase run the scripts with the schema first and the
+-- connection's own path after it, where a bare name would drop another installation's index (one in
+-- public, say) whenever this schema lacks its own.
+DO $$
+DECLARE
+    home text := (SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                  WHERE c.oid = 'outbox_job'::regclass);
+BEGIN
+    EXECUTE format('DROP INDEX IF EXISTS %I.outbox_job_claim_idx', home);
+    EXECUTE format('DROP INDEX IF EXISTS %I.outbox_job_ordering_idx', home);
+END
+$$;
 -- Running jobs per tenant, for cluster-wide tenant caps (counts at most the tenant's cap of rows).
 CREATE INDEX outbox_job_tenant_running_idx ON outbox_job ((coalesce(tenant, ''))) WHERE state = 'running';
 -- Admin by tenant (replay, purge) on the dead letters.

@@ -64,8 +64,9 @@ public final class SchemaInstaller {
         private static final Pattern DROP_TRIGGER = Pattern.compile(
                 "(?i)DROP\\s+TRIGGER\\s+(?:IF\\s+EXISTS\\s+)?([a-z_][a-z0-9_]*)\\s+ON\\s+(?:ONLY\\s+)?([a-z_][a-z0-9_]*)");
 
-        private static final Pattern DROP_INDEX =
-                Pattern.compile("(?i)DROP\\s+INDEX\\s+(?:CONCURRENTLY\\s+)?(?:IF\\s+EXISTS\\s+)?([a-z_][a-z0-9_]*)");
+        /** {@code DROP INDEX [IF EXISTS] name}, the name possibly qualified ({@code %I.name} in a DO block). */
+        private static final Pattern DROP_INDEX = Pattern.compile("(?i)DROP\\s+INDEX\\s+(?:CONCURRENTLY\\s+)?"
+                + "(?:IF\\s+EXISTS\\s+)?(?:(?:%I|[a-z_][a-z0-9_]*)\\.)?([a-z_][a-z0-9_]*)");
 
         /** How {@link #objects()} names an index the migration drops: {@code index <name> dropped}. */
         static final Pattern DROPPED_INDEX = Pattern.compile("index ([a-z_][a-z0-9_]*) dropped");

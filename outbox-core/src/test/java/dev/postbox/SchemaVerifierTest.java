@@ -176,6 +176,59 @@ class SchemaVerifierTest {
         }
     }
 
+    /**
+     * V10 drops V1's claim and ordering indexes in the schema of the installation it migrates, not
+     * through the search_path. Flyway and Liquibase run it with the schema first and the connection's
+     * path after it ({@code billing, public}); when billing lacks one of the indexes (here its claim
+     * index, rebuilt by a DBA under another name) a bare {@code DROP INDEX} would drop the one of the
+     * installation in public, still on V9 and claiming through it.
+     */
+    @Test
+    void v10DropsTheOldIndexesOfItsOwnSchemaOnlyWhateverTheSearchPath() throws Exception {
+        HikariDataSource ds = TestDatabase.createEmpty();
+        try (java.sql.Connection c = ds.getConnection();
+                java.sql.Statement s = c.createStatement()) {
+            List<SchemaInstaller.Migration> all = SchemaInstaller.migrations();
+            for (SchemaInstaller.Migration m : all) {
+                if (m.version() < 10) {
+                    s.execute(m.sql()); // public
+                }
+            }
+            s.execute("CREATE SCHEMA billing");
+            s.execute("SET search_path = billing");
+            for (SchemaInstaller.Migration m : all) {
+                if (m.version() < 10) {
+                    s.execute(m.sql());
+                }
+            }
+            s.execute("ALTER INDEX billing.outbox_job_claim_idx RENAME TO billing_claim_rebuilt");
+            s.execute("SET search_path = billing, public");
+            s.execute(all.stream()
+                    .filter(m -> m.version() == 10)
+                    .findFirst()
+                    .orElseThrow()
+                    .sql());
+            s.execute("RESET search_path");
+
+            JdbcTemplate jdbc = new JdbcTemplate(ds);
+            assertThat(jdbc.queryForList(
+                            "SELECT n.nspname || '.' || c.relname FROM pg_class c"
+                                    + " JOIN pg_namespace n ON n.oid = c.relnamespace"
+                                    + " WHERE c.relname IN ('outbox_job_claim_idx', 'outbox_job_ordering_idx')"
+                                    + " ORDER BY 1",
+                            String.class))
+                    .as("public's installation keeps its indexes; billing's old ordering index is gone")
+                    .containsExactly("public.outbox_job_claim_idx", "public.outbox_job_ordering_idx");
+            assertThat(count(
+                            jdbc,
+                            "SELECT count(*) FROM pg_indexes WHERE schemaname = 'billing'"
+                                    + " AND indexname = 'outbox_job_tenant_claim_idx'"))
+                    .isOne();
+        } finally {
+            TestDatabase.drop(ds);
+        }
+    }
+
     private static long count(JdbcTemplate jdbc, String sql) {
         Long n = jdbc.queryForObject(sql, Long.class);
         return n == null ? 0 : n;
