@@ -129,10 +129,17 @@ public final class Outbox {
         return results;
     }
 
-    /** The requests, those without a tenant given the resolver's current tenant (if any). */
+    /**
+     * The requests with the resolver's current tenant applied (docs/tenants.md): a request without a
+     * tenant gets it; a request whose tenant differs from it is refused, so that code running for one
+     * tenant cannot write another tenant's jobs (a webhook delivery to another tenant's endpoint or an
+     * event published for another tenant included). Without a current tenant (the resolver returns
+     * null: a system thread, the engine's own threads) the requests are taken as they are.
+     *
+     * @throws IllegalArgumentException naming both tenants when a request contradicts the resolver
+     */
     private List<JobRequest> withTenants(List<JobRequest> requests) {
-        if (tenants == TenantResolver.NONE
-                || requests.stream().allMatch(r -> r.tenant().isPresent())) {
+        if (tenants == TenantResolver.NONE || requests.isEmpty()) {
             return requests;
         }
         String current = tenants.currentTenant();
@@ -142,8 +149,19 @@ public final class Outbox {
         TenantId.validate(current, "TenantResolver " + tenants.getClass().getName() + " returned tenant");
         List<JobRequest> resolved = new java.util.ArrayList<>(requests.size());
         for (JobRequest r : requests) {
-            resolved.add(
-                    r.tenant().isPresent() ? r : r.toBuilder().tenant(current).build());
+            String given = r.tenant().orElse(null);
+            if (given == null) {
+                resolved.add(r.toBuilder().tenant(current).build());
+            } else if (given.equals(current)) {
+                resolved.add(r);
+            } else {
+                throw new IllegalArgumentException("A job of kind '" + r.kind() + "'"
+                        + r.endpoint().map(e -> " for endpoint '" + e + "'").orElse("")
+                        + " has tenant '" + given + "', but the current tenant (TenantResolver "
+                        + tenants.getClass().getName() + ") is '" + current + "': a job may not be enqueued for"
+                        + " another tenant. Leave the request's tenant unset, or enqueue it where the resolver"
+                        + " returns no tenant (a system thread)");
+            }
         }
         return resolved;
     }

@@ -104,6 +104,41 @@ class TenantTest extends DatabaseTest {
         }
     }
 
+    /**
+     * The resolver's tenant is applied to a request without one; a request naming another tenant than
+     * the current one is refused (code running for one tenant cannot write another's jobs); without a
+     * current tenant the request's own is kept.
+     */
+    @Test
+    void theResolversTenantIsAppliedAndAnotherTenantIsRefused() {
+        ThreadLocal<String> current = new ThreadLocal<>();
+        Postbox postbox =
+                track(Postbox.builder(dataSource).tenantResolver(current::get).build());
+        current.set("acme");
+        try {
+            long resolved =
+                    enqueue(postbox.outbox(), JobRequest.of("m", Map.of())).jobId();
+            long same = enqueue(postbox.outbox(), keyed("acme", "k")).jobId();
+            assertThat(count("SELECT count(*) FROM outbox_job WHERE tenant = 'acme' AND id IN (?, ?)", resolved, same))
+                    .isEqualTo(2);
+            assertThatThrownBy(() -> enqueue(postbox.outbox(), keyed("globex", "k")))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("has tenant 'globex', but the current tenant")
+                    .hasMessageContaining("is 'acme': a job may not be enqueued for another tenant");
+            assertThat(count("SELECT count(*) FROM outbox_job WHERE tenant = 'globex'"))
+                    .isZero();
+        } finally {
+            current.remove();
+        }
+        // No current tenant (a system thread): the request's tenant as it is, none for none.
+        enqueue(postbox.outbox(), keyed("globex", "k"));
+        enqueue(postbox.outbox(), JobRequest.of("m", Map.of()));
+        assertThat(count("SELECT count(*) FROM outbox_job WHERE tenant = 'globex'"))
+                .isOne();
+        assertThat(count("SELECT count(*) FROM outbox_job WHERE tenant IS NULL"))
+                .isOne();
+    }
+
     @Test
     void aBadTenantIdIsRefusedWithTheRule() {
         assertThatThrownBy(() -> JobRequest.builder("m").tenant("a b"))

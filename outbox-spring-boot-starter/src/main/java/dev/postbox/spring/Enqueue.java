@@ -63,7 +63,8 @@ public @interface Enqueue {
 
     /**
      * SpEL for the tenant the job belongs to (e.g. {@code "#order.tenantId"}); null or empty: the
-     * {@code TenantResolver} bean's current tenant, else the default tenant.
+     * {@code TenantResolver} bean's current tenant, else the default tenant. A tenant other than the
+     * resolver's current one is refused ({@code IllegalArgumentException}).
      */
     String tenant() default "";
 

@@ -29,10 +29,13 @@ import org.jspecify.annotations.Nullable;
  * <p>Payloads are objects serialised with the engine's {@link JsonCodec}; a {@code String} payload is
  * taken as a JSON document as it is.
  *
- * <p>Tenants (docs/tenants.md): a delivery to an endpoint of a tenant belongs to that tenant. A
- * published event belongs to the tenant given to {@link #publishFor}, else to the engine's {@link
- * dev.postbox.TenantResolver}'s current tenant (none: the default tenant), and reaches the subscribed
- * endpoints of that tenant only.
+ * <p>Tenants (docs/tenants.md): a delivery to an endpoint of a tenant belongs to that tenant; one to
+ * an endpoint of the default tenant belongs to the engine's {@link dev.postbox.TenantResolver}'s
+ * current tenant (none: the default tenant). A published event belongs to the tenant given to {@link
+ * #publishFor}, else to the resolver's current tenant, and reaches the subscribed endpoints of that
+ * tenant only. Every call is an enqueue, checked by the resolver: while the current tenant is A, a
+ * delivery to tenant B's endpoint or an event published for B is refused with an {@link
+ * IllegalArgumentException} naming both tenants.
  */
 public final class Webhooks {
 
@@ -74,6 +77,8 @@ public final class Webhooks {
      * @throws dev.postbox.http.ssrf.ForbiddenDestinationException when the endpoint's URL names a forbidden
      *     address
      * @throws PayloadTooLargeException when the JSON is over the limit
+     * @throws IllegalArgumentException when the endpoint belongs to another tenant than the current
+     *     one ({@link dev.postbox.TenantResolver})
      */
     public EnqueueResult send(String endpoint, Object payload, @Nullable String idempotencyKey) {
         return outbox.get().enqueue(delivery(endpoint, payload, idempotencyKey, Map.of()));
@@ -117,7 +122,8 @@ public final class Webhooks {
      * unique within the tenant.
      *
      * @param tenant a {@link dev.postbox.TenantId}
-     * @throws IllegalArgumentException when the tenant is not a valid tenant id
+     * @throws IllegalArgumentException when the tenant is not a valid tenant id, or another tenant than
+     *     the current one ({@link dev.postbox.TenantResolver})
      */
     public EnqueueResult publishFor(String tenant, String eventType, Object payload, @Nullable String idempotencyKey) {
         return outbox.get().enqueue(forTenant(tenant, fanOut(eventType, payload, idempotencyKey)));
