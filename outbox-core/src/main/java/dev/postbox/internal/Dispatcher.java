@@ -31,11 +31,10 @@ import org.slf4j.LoggerFactory;
  * <p>A small reserve of room ({@code announcedClaim} slots beyond the handler threads and the
  * prefetch) is kept for claims made because new work was announced: a tenant without backlog gets
  * its job claimed at once even while a flood of another tenant fills the rest, instead of after the
- * flood's next completions free room. And the jobs of a claim's first statement (where every tenant
- * with work gets its share) go to the workers before its second statement (the rest for the tenants
- * with more) runs; when new work is announced while the first statement runs, the second is skipped
- * and a new claim starts at once, where the new work gets its share (at most every other claim is
- * cut short this way, so a steady stream of announcements costs a flood at most half its fill-ups).
+ * flood's next completions free room. The jobs of a claim's first statement (where every tenant with
+ * work gets its share) go to the workers before its second statement (the rest for the tenants with
+ * more) runs: that statement committed them already, and if the second fails they are held and run
+ * all the same.
  */
 final class Dispatcher implements Runnable {
 
@@ -67,12 +66,6 @@ final class Dispatcher implements Runnable {
 
     /** Slots of room kept for claims after an announcement, and the least such a claim waits for. */
     private final int announcedClaim;
-
-    /** The last claim skipped its fill-up because new work was announced while it ran. */
-    private boolean cutShort;
-
-    /** Whether a claim's fill-up is skipped in favour of a new claim at once. */
-    private boolean skipped;
 
     private final FailureBackoff failures;
 
@@ -217,7 +210,6 @@ final class Dispatcher implements Runnable {
                 return true;
             }
             int[] handedOut = {0};
-            skipped = false;
             try (Connection c = dataSource.getConnection()) {
                 claim(c, queue, wanted, jobs -> {
                     handOut(queue, jobs);
@@ -226,8 +218,7 @@ final class Dispatcher implements Runnable {
             } finally {
                 room.release(wanted - handedOut[0]);
             }
-            backlog |= handedOut[0] == wanted || skipped;
-            cutShort = skipped;
+            backlog |= handedOut[0] == wanted;
         }
         return backlog;
     }
@@ -346,10 +337,6 @@ final class Dispatcher implements Runnable {
             more |= first.perLane()[i] == shares[i];
         }
         if (remaining == 0 || !more) {
-            return;
-        }
-        if (announced && !cutShort) {
-            skipped = true;
             return;
         }
         Map<String, Integer> taken = new HashMap<>();
