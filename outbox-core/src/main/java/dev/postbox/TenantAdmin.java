@@ -7,8 +7,8 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The admin operations of one tenant, from {@link PostboxAdmin#forTenant(String)}: dead letters
- * (list, count, replay, purge), cancel, pause and resume, the cluster-wide cap on running jobs, the
+ * The admin operations of one tenant, from {@link PostboxAdmin#forTenant(String)}: job lookup, dead
+ * letters (list, count, replay, purge), cancel, pause and resume, the cluster-wide cap on running jobs, the
  * webhook rate limit, and statistics. Every statement is limited to the tenant's rows ({@code coalesce(tenant, '') = ?}),
  * whatever the filter says, so an operation for one tenant cannot touch another's.
  */
@@ -29,6 +29,14 @@ public final class TenantAdmin {
     /** The tenant id; empty for the default tenant. */
     public Optional<String> tenant() {
         return Optional.ofNullable(tenant);
+    }
+
+    /**
+     * One of the tenant's jobs with its attempt history, wherever it is (live, archived or dead);
+     * empty when the tenant has no job with this id (another tenant's job included).
+     */
+    public Optional<JobDetails> job(long id) {
+        return admin.callSql(c -> store.ownsJob(c, id, key) ? store.job(c, id) : Optional.<JobDetails>empty());
     }
 
     /** The tenant's dead letters matching the filter, newest first. */

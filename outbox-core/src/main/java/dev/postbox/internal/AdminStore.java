@@ -57,6 +57,23 @@ public final class AdminStore {
         }
     }
 
+    /** Whether the job (live, dead or archived) is the tenant's. */
+    public boolean ownsJob(Connection c, long id, String tenantKey) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT EXISTS (SELECT 1 FROM outbox_job"
+                + "   WHERE id = ? AND coalesce(tenant, '') = ?)"
+                + " OR EXISTS (SELECT 1 FROM outbox_dead_letter WHERE id = ? AND coalesce(tenant, '') = ?)"
+                + " OR EXISTS (SELECT 1 FROM outbox_job_archive WHERE id = ? AND coalesce(tenant, '') = ?)")) {
+            for (int i = 0; i < 3; i++) {
+                ps.setLong(2 * i + 1, id);
+                ps.setString(2 * i + 2, tenantKey);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
+    }
+
     private List<JobDetails.Attempt> attempts(Connection c, long id) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(
                 "SELECT attempt, worker, started_at, finished_at, outcome,"

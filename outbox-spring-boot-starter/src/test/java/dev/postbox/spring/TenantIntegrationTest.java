@@ -10,6 +10,7 @@ import dev.postbox.PostboxConfig;
 import dev.postbox.TenantResolver;
 import dev.postbox.spring.endpoint.PostboxAdminProperties;
 import dev.postbox.spring.endpoint.PostboxDeadLettersEndpoint;
+import dev.postbox.spring.endpoint.PostboxJobsEndpoint;
 import dev.postbox.spring.endpoint.PostboxTenantsEndpoint;
 import java.util.List;
 import java.util.Map;
@@ -115,23 +116,36 @@ class TenantIntegrationTest {
             try {
                 invoices.remind(1);
                 invoices.remind(1);
-                // The API too; an explicit tenant wins over the resolver's.
+                // The API too; a tenant that contradicts the resolver's is refused, through the API
+                // and the annotations alike.
                 tx.executeWithoutResult(s -> postbox.outbox()
                         .enqueue(JobRequest.builder("api").payload(Map.of()).build()));
-                tx.executeWithoutResult(s -> postbox.outbox()
-                        .enqueue(JobRequest.builder("api")
-                                .payload(Map.of())
-                                .tenant("globex")
-                                .build()));
+                assertThatThrownBy(() -> tx.executeWithoutResult(s -> postbox.outbox()
+                                .enqueue(JobRequest.builder("api")
+                                        .payload(Map.of())
+                                        .tenant("globex")
+                                        .build())))
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("has tenant 'globex', but the current tenant");
+                assertThatThrownBy(() -> invoices.bill(new Invoice("globex", 2)))
+                        .hasStackTraceContaining("has tenant 'globex', but the current tenant");
+                invoices.bill(new Invoice("acme", 2)); // its own tenant, named: taken
             } finally {
                 CURRENT.remove();
             }
             invoices.remind(1); // no current tenant: the default tenant, a key of its own
+            // No current tenant (a system thread): an explicit tenant is taken as it is.
+            tx.executeWithoutResult(s -> postbox.outbox()
+                    .enqueue(JobRequest.builder("api")
+                            .payload(Map.of())
+                            .tenant("globex")
+                            .build()));
 
             assertThat(jobs(jdbc, "remind"))
                     .extracting(row -> row.get("tenant"))
                     .containsExactly("acme", null);
             assertThat(jobs(jdbc, "api")).extracting(row -> row.get("tenant")).containsExactly("acme", "globex");
+            assertThat(jobs(jdbc, "bill")).extracting(row -> row.get("tenant")).containsExactly("acme");
         });
     }
 
@@ -198,6 +212,22 @@ class TenantIntegrationTest {
                     .containsExactly("globex");
             assertThat(tenants.tenant("globex").paused()).isTrue();
             assertThat(tenants.tenant("(default)").due()).isZero();
+
+            // Jobs: acme can neither read nor cancel globex's (live or dead), the default tenant neither.
+            PostboxJobsEndpoint jobs = new PostboxJobsEndpoint(admin, properties);
+            Long globexJob = jdbc.queryForObject(
+                    "INSERT INTO outbox_job (queue, kind, payload, tenant) VALUES ('default', 'bill', '{}', 'globex')"
+                            + " RETURNING id",
+                    Long.class);
+            assertThat(jobs.job(globexLetter, "acme")).isNull();
+            assertThat(jobs.job(globexJob, "acme")).isNull();
+            assertThat(jobs.job(globexJob, "(default)")).isNull();
+            assertThat(jobs.job(globexJob, "globex")).isNotNull();
+            assertThat(jobs.job(globexLetter, null)).isNotNull();
+            WebEndpointResponse<Map<String, Object>> cancel = jobs.cancel(globexJob, "acme", SecurityContext.NONE);
+            assertThat(cancel.getStatus()).isEqualTo(404);
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox_job WHERE id = ?", Long.class, globexJob))
+                    .isOne();
         });
     }
 }

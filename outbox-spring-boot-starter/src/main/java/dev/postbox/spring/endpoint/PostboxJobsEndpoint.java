@@ -22,8 +22,8 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  * The {@code postboxjobs} actuator endpoint: {@code GET /actuator/postboxjobs/{id}} shows one job
  * with its attempt history, wherever it is (live, archive, dead; 404 when unknown), and {@code DELETE
  * /actuator/postboxjobs/{id}} cancels a waiting (pending or retry) job (a write operation; see {@link
- * PostboxEndpoint} for access and audit); {@code ?tenant=} limits the cancel to that tenant's jobs
- * (an id, or {@value PostboxTenantsEndpoint#DEFAULT_TENANT}).
+ * PostboxEndpoint} for access and audit); {@code ?tenant=} limits both to that tenant's jobs (an
+ * id, or {@value PostboxTenantsEndpoint#DEFAULT_TENANT}): another tenant's job is not found.
  */
 @Endpoint(id = "postboxjobs", defaultAccess = Access.READ_ONLY)
 public class PostboxJobsEndpoint {
@@ -40,10 +40,16 @@ public class PostboxJobsEndpoint {
         this.writes = new AdminWrites(properties);
     }
 
-    /** The job with its attempt history; {@code null} (404) when there is none. */
+    /**
+     * The job with its attempt history; {@code null} (404) when there is none (or, with {@code
+     * tenant}, when the job is another tenant's).
+     */
     @ReadOperation
-    public @Nullable JobView job(@Selector long id) {
-        return admin.job(id)
+    public @Nullable JobView job(@Selector long id, @Nullable String tenant) {
+        String named = AdminWrites.blankToNull(tenant);
+        return (named == null
+                        ? admin.job(id)
+                        : PostboxTenantsEndpoint.forTenant(admin, named).job(id))
                 .map(job -> JobView.of(job, properties.isShowPayloads()))
                 .orElse(null);
     }

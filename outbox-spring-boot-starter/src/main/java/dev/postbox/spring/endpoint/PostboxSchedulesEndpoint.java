@@ -23,7 +23,9 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  * {@code limit} fires (default {@value #DEFAULT_SCHEDULE_HISTORY}) and their jobs' outcomes; {@code
  * POST /actuator/postboxschedules/{schedule}} with {@code {"paused": true}} or {@code false} pauses or
  * resumes a schedule cluster-wide (a write operation; see {@link PostboxEndpoint} for access and
- * audit). Without schedules configured every operation answers 400 saying so.
+ * audit). Without schedules configured every operation answers 400 saying so. Both take {@code
+ * tenant} (an id, or {@value PostboxTenantsEndpoint#DEFAULT_TENANT}): they then see and change only
+ * that tenant's schedules, and another tenant's schedule is not found (docs/tenants.md).
  */
 @Endpoint(id = "postboxschedules", defaultAccess = Access.READ_ONLY)
 public class PostboxSchedulesEndpoint {
@@ -46,26 +48,40 @@ public class PostboxSchedulesEndpoint {
 
     /** Every schedule with its latest {@code limit} fires (0 to {@value #MAX_SCHEDULE_HISTORY}). */
     @ReadOperation
-    public List<ScheduleView> schedules(@Nullable Integer limit) {
+    public List<ScheduleView> schedules(@Nullable Integer limit, @Nullable String tenant) {
         int history = limit != null ? limit : DEFAULT_SCHEDULE_HISTORY;
         if (history < 0 || history > MAX_SCHEDULE_HISTORY) {
             throw new InvalidEndpointRequestException(
                     "limit (fires per schedule) must be between 0 and " + MAX_SCHEDULE_HISTORY + ", was " + history,
                     "limit out of range");
         }
-        return admin().schedules(history);
+        String key = PostboxTenantsEndpoint.key(tenant);
+        return admin().schedules(history).stream()
+                .filter(s -> PostboxTenantsEndpoint.visible(key, s.tenant()))
+                .toList();
     }
 
     /** Pauses ({@code paused: true}) or resumes the schedule; 404 when no schedule has the name. */
     @WriteOperation
     public WebEndpointResponse<Map<String, Object>> paused(
-            @Selector String schedule, boolean paused, SecurityContext caller) {
-        Map<String, Object> parameters = new LinkedHashMap<>();
+            @Selector String schedule, boolean paused, @Nullable String tenant, SecurityContext caller) {
+        Map<String, @Nullable Object> parameters = new LinkedHashMap<>();
         parameters.put("schedule", schedule);
+        parameters.put("tenant", tenant);
         return writes.run(caller, paused ? "pause" : "resume", parameters, result -> {
             String name = AdminWrites.name("schedule", schedule);
             PostboxScheduleAdmin admin = admin();
             result.put("schedule", name);
+            String key = PostboxTenantsEndpoint.key(tenant);
+            if (key != null
+                    && admin.schedule(name, 0)
+                            .filter(s -> PostboxTenantsEndpoint.visible(key, s.tenant()))
+                            .isEmpty()) {
+                return AdminWrites.notFound(
+                        result,
+                        "tenant " + (key.isEmpty() ? PostboxTenantsEndpoint.DEFAULT_TENANT : key) + " has no schedule '"
+                                + name + "'");
+            }
             try {
                 boolean changed = paused ? admin.pause(name) : admin.resume(name);
                 log.info(

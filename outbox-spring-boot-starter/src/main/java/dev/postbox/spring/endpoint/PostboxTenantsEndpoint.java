@@ -112,6 +112,31 @@ public class PostboxTenantsEndpoint {
         }
     }
 
+    /**
+     * The tenant key a request's {@code tenant} parameter names ({@code ""} for {@value
+     * #DEFAULT_TENANT}), or null when it names none (every tenant); 400 naming the rule when it is
+     * not a valid tenant id.
+     */
+    static @Nullable String key(@Nullable String tenant) {
+        String named = AdminWrites.blankToNull(tenant);
+        if (named == null) {
+            return null;
+        }
+        if (named.equals(DEFAULT_TENANT)) {
+            return "";
+        }
+        try {
+            return TenantId.validate(named, "tenant");
+        } catch (IllegalArgumentException e) {
+            throw new InvalidEndpointRequestException(String.valueOf(e.getMessage()), "bad tenant");
+        }
+    }
+
+    /** Whether a row of tenant {@code owner} (null: the default tenant) is visible to a request for {@code key}. */
+    static boolean visible(@Nullable String key, @Nullable String owner) {
+        return key == null || key.equals(TenantId.key(owner));
+    }
+
     /** The name a request uses for the tenant. */
     static String name(TenantAdmin tenant) {
         return tenant.tenant().orElse(DEFAULT_TENANT);

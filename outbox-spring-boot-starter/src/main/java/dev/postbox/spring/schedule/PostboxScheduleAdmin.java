@@ -24,7 +24,7 @@ import org.jspecify.annotations.Nullable;
 public class PostboxScheduleAdmin {
 
     private static final String SCHEDULES = "SELECT name, cron, zone, kind, queue, paused, next_fire_at, last_fire_at,"
-            + " last_job_id, dst_gap_policy, missed_fire_policy, overlap_policy FROM outbox_schedule";
+            + " last_job_id, dst_gap_policy, missed_fire_policy, overlap_policy, tenant FROM outbox_schedule";
 
     private static final String HISTORY = "SELECT schedule_name, fire_at, job_id, state, attempts, last_error,"
             + " created_at, finished_at FROM (SELECT f.*, row_number() OVER (PARTITION BY schedule_name"
@@ -117,7 +117,8 @@ public class PostboxScheduleAdmin {
                                 rs.getString(10),
                                 rs.getString(11),
                                 rs.getString(12),
-                                List.copyOf(history.getOrDefault(scheduleName, List.of()))));
+                                List.copyOf(history.getOrDefault(scheduleName, List.of())),
+                                rs.getString(13)));
                     }
                 }
             }
@@ -139,6 +140,7 @@ public class PostboxScheduleAdmin {
      * @param lastFireAt the latest fire materialised as a job
      * @param lastJobId that fire's job
      * @param recentFires the latest fires, newest first, with their jobs' current state
+     * @param tenant the tenant its fires' jobs belong to, null for the default tenant
      */
     public record ScheduleView(
             String name,
@@ -153,7 +155,8 @@ public class PostboxScheduleAdmin {
             String dstGapPolicy,
             String missedFirePolicy,
             String overlapPolicy,
-            List<FireView> recentFires) {}
+            List<FireView> recentFires,
+            @Nullable String tenant) {}
 
     /**
      * One materialised fire and its job, wherever the job is now.

@@ -94,8 +94,8 @@ class PostboxEndpointAutoConfigurationTest {
                     tenants.paused("acme", true, NONE),
                     queues.paused("mail", true, NONE),
                     queues.paused("mail", false, NONE),
-                    schedules.paused("nightly", true, NONE),
-                    webhooks.enabled("billing", false, null, NONE),
+                    schedules.paused("nightly", true, null, NONE),
+                    webhooks.enabled("billing", false, null, null, NONE),
                     webhooks.reencryptSecrets(NONE));
             assertThat(responses).allSatisfy(response -> {
                 assertThat(response.getStatus()).isEqualTo(PostboxEndpoint.STATUS_FORBIDDEN);
@@ -127,11 +127,11 @@ class PostboxEndpointAutoConfigurationTest {
                             .isInstanceOf(InvalidEndpointRequestException.class)
                             .hasMessageContaining("limit must be between 1 and 1000, was 0");
                     assertThatThrownBy(() -> context.getBean(PostboxWebhooksEndpoint.class)
-                                    .endpoints())
+                                    .endpoints(null))
                             .isInstanceOf(InvalidEndpointRequestException.class)
                             .hasMessageContaining("add postbox-delivery-http");
                     assertThatThrownBy(() -> context.getBean(PostboxSchedulesEndpoint.class)
-                                    .schedules(null))
+                                    .schedules(null, null))
                             .isInstanceOf(InvalidEndpointRequestException.class)
                             .hasMessageContaining("schedules are not configured");
                 });

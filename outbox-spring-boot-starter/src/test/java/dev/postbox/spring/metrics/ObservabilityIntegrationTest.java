@@ -150,13 +150,13 @@ class ObservabilityIntegrationTest {
             List<DeadLetter> dlq = deadLetters.deadLetters("default", "boom", null, "never", null, null, 10, null);
             assertThat(dlq).hasSize(1);
             long id = dlq.get(0).id();
-            PostboxJobsEndpoint.JobView job = jobs.job(id);
+            PostboxJobsEndpoint.JobView job = jobs.job(id, null);
             assertThat(job).isNotNull();
             assertThat(job.state()).isEqualTo("dead");
             assertThat(job.history()).isNotEmpty();
             assertThat(job.payloadShown()).isFalse();
             assertThat(job.payloadJson()).isNull();
-            assertThat(jobs.job(987_654_321L)).isNull();
+            assertThat(jobs.job(987_654_321L, null)).isNull();
 
             // replay through the endpoint
             WebEndpointResponse<Map<String, Object>> replay = deadLetters.replay(id, null, SecurityContext.NONE);
