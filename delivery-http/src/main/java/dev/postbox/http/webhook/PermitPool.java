@@ -29,8 +29,11 @@ import org.jspecify.annotations.Nullable;
  * previous one and not before the bucket holds a token again, with a random offset within its slot.
  * The line is cluster-wide (its end is in the bucket row): every process hands out slots of the
  * same line, so the woken deliveries of all processes together come back at the rate. This pool
- * takes its slots in blocks of {@code chunk} (one statement per block) and drops a block whose
- * slots have passed. The spacing uses the configured rate, not the rate lowered after 429s: when
+ * takes its slots in blocks (one statement per block) of as many slots as deliveries are waiting
+ * here at that moment, at most {@code chunk}, and drops a block whose slots have passed. (Blocks of
+ * {@code chunk} whatever the demand left most of each block's slots unused when few deliveries wait
+ * in each of several processes, a tenant's limit say: the line ran ahead of the deliveries, which
+ * came back at a fraction of the rate.) The spacing uses the configured rate, not the rate lowered after 429s: when
  * the rate recovers, the line already keeps up with it (while it is lowered, some woken deliveries
  * find no permit and take a new slot at the end of the line, which drains at the lowered rate). The
  * endpoint's deliveries that no worker has claimed yet join the same line in bulk ({@link
@@ -201,7 +204,8 @@ final class PermitPool {
      */
     private Duration snooze(long now) throws SQLException {
         if (slotsLeft == 0 || slotAt - now < 0) {
-            RateLimitStore.Slots slots = store.reserve(key, chunk, Duration.ofNanos(Math.max(0, nextLeaseAt - now)));
+            int block = Math.min(chunk, Math.max(1, waiters));
+            RateLimitStore.Slots slots = store.reserve(key, block, Duration.ofNanos(Math.max(0, nextLeaseAt - now)));
             if (slots == null) {
                 return Duration.ofNanos(MIN_SNOOZE_NANOS); // the bucket was just removed: no limit any more
             }
