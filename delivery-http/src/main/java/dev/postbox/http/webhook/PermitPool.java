@@ -33,10 +33,10 @@ import org.jspecify.annotations.Nullable;
  * here at that moment, at most {@code chunk}, and drops a block whose slots have passed. (Blocks of
  * {@code chunk} whatever the demand left most of each block's slots unused when few deliveries wait
  * in each of several processes, a tenant's limit say: the line ran ahead of the deliveries, which
- * came back at a fraction of the rate.) The spacing uses the configured rate, not the rate lowered after 429s: when
- * the rate recovers, the line already keeps up with it (while it is lowered, some woken deliveries
- * find no permit and take a new slot at the end of the line, which drains at the lowered rate). The
- * endpoint's deliveries that no worker has claimed yet join the same line in bulk ({@link
+ * came back at a fraction of the rate.) The spacing uses the configured rate, not the rate lowered
+ * after 429s: when the rate recovers, the line already keeps up with it (while it is lowered, some
+ * woken deliveries find no permit and take a new slot at the end of the line, which drains at the
+ * lowered rate). The endpoint's deliveries that no worker has claimed yet join the same line in bulk ({@link
  * #startLineUp}, {@link DeliveryLine}), at most once a second per process.
  */
 final class PermitPool {
