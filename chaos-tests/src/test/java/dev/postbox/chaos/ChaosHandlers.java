@@ -18,8 +18,9 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * The chaos worker's own handlers, found by the starter through {@link OutboxHandler}. Each one
  * prints its start marker first ({@link CrashPoints#started}); the transactional ones write their
  * effect in the engine's completing transaction, keyed by the payload's {@code tx} and {@code seq},
- * and print {@code ROLLBACK <job id> <tx> <seq> <wall ms>} when that transaction rolls back (how
- * the checker sees a fenced zombie without asking the engine).
+ * with the tenant of the job as the handler got it, and print {@code ROLLBACK <job id> <tx> <seq>
+ * <wall ms>} when that transaction rolls back (how the checker sees a fenced zombie without asking
+ * the engine).
  */
 public final class ChaosHandlers {
 
@@ -31,13 +32,21 @@ public final class ChaosHandlers {
     private final String workerId;
     private final int workMaxMillis;
     private final boolean lostControl;
+    private final boolean tenantSwapControl;
 
-    ChaosHandlers(DataSource dataSource, CrashPoints crash, String workerId, int workMaxMillis, boolean lostControl) {
+    ChaosHandlers(
+            DataSource dataSource,
+            CrashPoints crash,
+            String workerId,
+            int workMaxMillis,
+            boolean lostControl,
+            boolean tenantSwapControl) {
         this.dataSource = dataSource;
         this.crash = crash;
         this.workerId = workerId;
         this.workMaxMillis = workMaxMillis;
         this.lostControl = lostControl;
+        this.tenantSwapControl = tenantSwapControl;
     }
 
     @OutboxHandler(value = WorkerMain.LOCAL, transactional = true, backoffBase = "100ms", backoffCap = "2s")
@@ -51,14 +60,19 @@ public final class ChaosHandlers {
             Thread.sleep(ThreadLocalRandom.current().nextInt(workMaxMillis + 1));
         }
         boolean skipped = lostControl && orderingKey == null && seq % LOST_EVERY == 0;
+        // Under the tenant-swap control some jobs reach the handler as another tenant's.
+        String tenant = tenantSwapControl && ChaosTenants.swapped(seq)
+                ? ChaosTenants.next(job.tenant().orElse(null))
+                : job.tenant().orElse(null);
         if (!skipped) {
             inTransaction(c -> {
                 try (PreparedStatement ps = c.prepareStatement("INSERT INTO chaos_effect"
-                        + " (target, tx, seq, ordering_key, worker) VALUES ('local', ?, ?, ?, ?)")) {
+                        + " (target, tx, seq, ordering_key, worker, tenant) VALUES ('local', ?, ?, ?, ?, ?)")) {
                     ps.setLong(1, tx);
                     ps.setLong(2, seq);
                     ps.setString(3, orderingKey);
                     ps.setString(4, workerId);
+                    ps.setString(5, tenant);
                     ps.executeUpdate();
                 }
             });

@@ -36,7 +36,8 @@ public final class PlainWorkerMain {
                 crash,
                 workerId,
                 Integer.getInteger("chaos.localWorkMaxMs", 0),
-                Boolean.getBoolean("chaos.control.lost"));
+                Boolean.getBoolean("chaos.control.lost"),
+                Boolean.getBoolean(WorkerMain.TENANT_SWAP));
         Postbox postbox = Postbox.builder(ds)
                 .config(PostboxConfig.custom()
                         .workerId(workerId)

@@ -3,6 +3,7 @@ package dev.postbox.chaos;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.HandlerRegistration;
+import dev.postbox.Job;
 import dev.postbox.JobOutcome;
 import dev.postbox.JsonCodec;
 import dev.postbox.Outbox;
@@ -14,6 +15,7 @@ import dev.postbox.cron.ScheduleMaterializer;
 import dev.postbox.http.HttpDelivery;
 import dev.postbox.http.ssrf.SsrfPolicy;
 import dev.postbox.http.webhook.HttpDeliveryModule;
+import dev.postbox.http.webhook.Webhooks;
 import dev.postbox.spring.OutboxHandler;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -52,6 +54,12 @@ public class WorkerMain {
     static final String CRON = "cron-tick";
     static final String SCHEDULE = "chaos-tick";
     static final int POISON_BUDGET = 3;
+    /**
+     * The worker's switch of the {@link Control#TENANT_SWAP} control: the local handler and the
+     * webhook delivery handler get some jobs ({@link ChaosTenants#swapped}) as the next tenant's.
+     */
+    static final String TENANT_SWAP = "chaos.control.tenantSwap";
+
     /** Endpoint connect/read/call timeout; the receiver's "timeout after apply" sleeps longer. */
     static final Duration HTTP_TIMEOUT = Duration.ofSeconds(1);
 
@@ -152,7 +160,8 @@ public class WorkerMain {
                 crash,
                 required("chaos.workerId"),
                 Integer.getInteger("chaos.localWorkMaxMs", 0),
-                Boolean.getBoolean("chaos.control.lost"));
+                Boolean.getBoolean("chaos.control.lost"),
+                Boolean.getBoolean(TENANT_SWAP));
     }
 
     /** Stale-token rejections as the engine reports them (the checker has its own count of fenced zombies). */
@@ -200,7 +209,7 @@ public class WorkerMain {
     /** The webhook delivery and fan-out handlers, with the markers and crash points around them. */
     @Bean(destroyMethod = "close")
     ChaosHttp chaosHttp(DataSource dataSource, JsonCodec codec, CrashPoints crash) {
-        return new ChaosHttp(chaosHttpDelivery(dataSource, codec), crash);
+        return new ChaosHttp(chaosHttpDelivery(dataSource, codec), crash, codec, Boolean.getBoolean(TENANT_SWAP));
     }
 
     /** delivery-http as the engine's module, each handler wrapped in the crash points. */
@@ -208,10 +217,14 @@ public class WorkerMain {
 
         private final HttpDeliveryModule http;
         private final CrashPoints crash;
+        private final JsonCodec codec;
+        private final boolean tenantSwap;
 
-        ChaosHttp(HttpDeliveryModule http, CrashPoints crash) {
+        ChaosHttp(HttpDeliveryModule http, CrashPoints crash, JsonCodec codec, boolean tenantSwap) {
             this.http = http;
             this.crash = crash;
+            this.codec = codec;
+            this.tenantSwap = tenantSwap;
         }
 
         @Override
@@ -219,7 +232,7 @@ public class WorkerMain {
             return http.handlers().stream()
                     .map(r -> HandlerRegistration.of(r.kind(), (OutcomeHandler) job -> {
                                 crash.started(job);
-                                JobOutcome outcome = r.handler().attempt(job);
+                                JobOutcome outcome = r.handler().attempt(asSeen(job));
                                 if (outcome instanceof JobOutcome.Done) {
                                     crash.afterHandler(job);
                                 }
@@ -228,6 +241,36 @@ public class WorkerMain {
                             .transactional(r.isTransactional())
                             .retryPolicy(r.retryPolicy()))
                     .toList();
+        }
+
+        /**
+         * The job as the delivery handler gets it: under the {@link Control#TENANT_SWAP} control, a
+         * webhook delivery (not a fan-out event, whose tenant picks its subscribers) of a swapped seq
+         * as the next tenant's (its webhook-id and tenant rate limit then are that tenant's).
+         */
+        private Job asSeen(Job job) {
+            if (!tenantSwap || !job.kind().equals(Webhooks.DELIVERY_KIND)) {
+                return job;
+            }
+            Object seq = job.payload(Map.class).get("seq");
+            if (!(seq instanceof Number n) || !ChaosTenants.swapped(n.longValue())) {
+                return job;
+            }
+            return new Job(
+                    job.id(),
+                    job.queue(),
+                    job.kind(),
+                    job.payloadJson(),
+                    job.idempotencyKey().orElse(null),
+                    job.orderingKey().orElse(null),
+                    job.endpoint().orElse(null),
+                    job.attempt(),
+                    job.maxAttempts(),
+                    job.headers(),
+                    job.createdAt(),
+                    codec,
+                    job.installationId().orElse(null),
+                    ChaosTenants.next(job.tenant().orElse(null)));
         }
 
         @Override
