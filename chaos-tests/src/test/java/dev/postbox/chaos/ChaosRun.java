@@ -471,7 +471,7 @@ public final class ChaosRun {
      * unless {@code -Dchaos.brokers=false} (the soak profile's default) leaves them out.
      */
     private boolean withBrokers() {
-        return !"false".equalsIgnoreCase(System.getProperty("chaos.brokers", "true"))
+        return ChaosConfig.brokersEnabled()
                 && config.engine().springBoot()
                 && config.workload().mixedKinds()
                 && (config.controls().isEmpty() || brokerControls());
