@@ -1,6 +1,6 @@
 package dev.postbox.amqp;
 
-import dev.postbox.amqp.internal.Require;
+import dev.postbox.Require;
 import java.util.regex.Pattern;
 
 /**

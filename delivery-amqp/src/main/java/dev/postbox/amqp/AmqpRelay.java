@@ -10,7 +10,7 @@ import dev.postbox.RelayOutbox;
 import dev.postbox.RetryPolicy;
 import dev.postbox.amqp.internal.AmqpPublishHandler;
 import dev.postbox.amqp.internal.ConfirmedPublisher;
-import dev.postbox.amqp.internal.Require;
+import dev.postbox.Require;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.LinkedHashMap;

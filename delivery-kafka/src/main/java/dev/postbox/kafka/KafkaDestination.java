@@ -1,6 +1,6 @@
 package dev.postbox.kafka;
 
-import dev.postbox.kafka.internal.Require;
+import dev.postbox.Require;
 import java.util.regex.Pattern;
 
 /**

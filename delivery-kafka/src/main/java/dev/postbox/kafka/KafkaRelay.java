@@ -11,7 +11,7 @@ import dev.postbox.RelayOutbox;
 import dev.postbox.RetryPolicy;
 import dev.postbox.kafka.internal.KafkaBatchSender;
 import dev.postbox.kafka.internal.RelayProducer;
-import dev.postbox.kafka.internal.Require;
+import dev.postbox.Require;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.LinkedHashMap;

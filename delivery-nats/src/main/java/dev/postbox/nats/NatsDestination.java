@@ -1,6 +1,6 @@
 package dev.postbox.nats;
 
-import dev.postbox.nats.internal.Require;
+import dev.postbox.Require;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 

@@ -8,7 +8,7 @@ import dev.postbox.PostboxModule;
 import dev.postbox.RelayOutbox;
 import dev.postbox.RetryPolicy;
 import dev.postbox.nats.internal.JetStreamPublishHandler;
-import dev.postbox.nats.internal.Require;
+import dev.postbox.Require;
 import io.nats.client.Options;
 import java.sql.Connection;
 import java.time.Duration;
