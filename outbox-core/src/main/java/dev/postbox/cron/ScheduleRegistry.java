@@ -1,7 +1,7 @@
 package dev.postbox.cron;
 
+import dev.postbox.Require;
 import dev.postbox.cron.internal.ScheduleStore;
-import dev.postbox.internal.Require;
 import dev.postbox.internal.Transactions;
 import java.sql.Connection;
 import java.sql.SQLException;
