@@ -46,8 +46,8 @@ public class PostboxSchedulesEndpoint {
     /** Every schedule with its latest {@code limit} fires (0 to {@value #MAX_SCHEDULE_HISTORY}). */
     @ReadOperation
     public List<ScheduleView> schedules(@Nullable Integer limit) {
-        int history =
-                RequestChecks.limit("limit (fires per schedule)", limit, DEFAULT_SCHEDULE_HISTORY, 0, MAX_SCHEDULE_HISTORY);
+        int history = RequestChecks.limit(
+                "limit (fires per schedule)", limit, DEFAULT_SCHEDULE_HISTORY, 0, MAX_SCHEDULE_HISTORY);
         return admin().schedules(history);
     }
 
