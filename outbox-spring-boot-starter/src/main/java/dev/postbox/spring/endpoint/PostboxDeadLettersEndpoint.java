@@ -4,7 +4,6 @@ import dev.postbox.DeadLetter;
 import dev.postbox.DeadLetterFilter;
 import dev.postbox.PostboxAdmin;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.ToIntFunction;
@@ -12,7 +11,6 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.actuate.endpoint.Access;
-import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -66,12 +64,8 @@ public class PostboxDeadLettersEndpoint {
             @Nullable Instant deadFrom,
             @Nullable Instant deadTo,
             @Nullable Integer limit) {
-        int max = limit != null ? limit : properties.getDeadLetterLimit();
-        if (max < 1 || max > MAX_DEAD_LETTER_LIMIT) {
-            throw new InvalidEndpointRequestException(
-                    "limit must be between 1 and " + MAX_DEAD_LETTER_LIMIT + ", was " + max, "limit out of range");
-        }
-        return admin.deadLetters(filter(queue, kind, endpoint, error, deadFrom, deadTo), max);
+        int max = RequestChecks.limit("limit", limit, properties.getDeadLetterLimit(), 1, MAX_DEAD_LETTER_LIMIT);
+        return admin.deadLetters(new DeadLetterCriteria(queue, kind, endpoint, error, deadFrom, deadTo).filter(), max);
     }
 
     /** Replays one dead letter: it runs again with a fresh attempt budget. */
@@ -101,7 +95,12 @@ public class PostboxDeadLettersEndpoint {
             @Nullable Boolean all,
             SecurityContext caller) {
         return matching(
-                "replay", "replayed", admin::replay, queue, kind, endpoint, error, deadFrom, deadTo, all, caller);
+                "replay",
+                "replayed",
+                admin::replay,
+                new DeadLetterCriteria(queue, kind, endpoint, error, deadFrom, deadTo),
+                all,
+                caller);
     }
 
     /** Deletes every dead letter matching the filter (or all of them with {@code all=true}). */
@@ -115,97 +114,29 @@ public class PostboxDeadLettersEndpoint {
             @Nullable Instant deadTo,
             @Nullable Boolean all,
             SecurityContext caller) {
-        return matching("purge", "purged", admin::purge, queue, kind, endpoint, error, deadFrom, deadTo, all, caller);
+        return matching(
+                "purge",
+                "purged",
+                admin::purge,
+                new DeadLetterCriteria(queue, kind, endpoint, error, deadFrom, deadTo),
+                all,
+                caller);
     }
 
-    /** One bulk write on the dead letters a filter matches: audited, logged, counted under {@code done}. */
+    /** One bulk write on the dead letters the criteria match: audited, logged, counted under {@code done}. */
     private WebEndpointResponse<Map<String, Object>> matching(
             String action,
             String done,
             ToIntFunction<DeadLetterFilter> write,
-            @Nullable String queue,
-            @Nullable String kind,
-            @Nullable String endpoint,
-            @Nullable String error,
-            @Nullable Instant deadFrom,
-            @Nullable Instant deadTo,
+            DeadLetterCriteria criteria,
             @Nullable Boolean all,
             SecurityContext caller) {
-        Map<String, @Nullable Object> parameters = parameters(queue, kind, endpoint, error, deadFrom, deadTo, all);
-        return writes.run(caller, action, parameters, result -> {
-            DeadLetterFilter filter = guardedFilter(queue, kind, endpoint, error, deadFrom, deadTo, all);
+        return writes.run(caller, action, criteria.auditParameters(all), result -> {
+            DeadLetterFilter filter = criteria.filterOfBulkWrite(all);
             int count = write.applyAsInt(filter);
-            log.info("Postbox admin: {} {} dead letters ({})", done, count, describe(filter));
+            log.info("Postbox admin: {} {} dead letters ({})", done, count, DeadLetterCriteria.describe(filter));
             result.put(done, count);
             return AdminWrites.ok(result);
         });
-    }
-
-    private static Map<String, @Nullable Object> parameters(
-            @Nullable String queue,
-            @Nullable String kind,
-            @Nullable String endpoint,
-            @Nullable String error,
-            @Nullable Instant deadFrom,
-            @Nullable Instant deadTo,
-            @Nullable Boolean all) {
-        Map<String, @Nullable Object> parameters = new LinkedHashMap<>();
-        parameters.put("queue", queue);
-        parameters.put("kind", kind);
-        parameters.put("endpoint", endpoint);
-        parameters.put("error", error);
-        parameters.put("deadFrom", deadFrom);
-        parameters.put("deadTo", deadTo);
-        parameters.put("all", all);
-        return parameters;
-    }
-
-    private static DeadLetterFilter guardedFilter(
-            @Nullable String queue,
-            @Nullable String kind,
-            @Nullable String endpoint,
-            @Nullable String error,
-            @Nullable Instant deadFrom,
-            @Nullable Instant deadTo,
-            @Nullable Boolean all) {
-        boolean any = AdminWrites.blankToNull(queue) != null
-                || AdminWrites.blankToNull(kind) != null
-                || AdminWrites.blankToNull(endpoint) != null
-                || AdminWrites.blankToNull(error) != null
-                || deadFrom != null
-                || deadTo != null;
-        if (!any && !Boolean.TRUE.equals(all)) {
-            throw new InvalidEndpointRequestException(
-                    "Give at least one of queue, kind, endpoint, error, deadFrom, deadTo, or all=true"
-                            + " to select every dead letter",
-                    "no filter");
-        }
-        return filter(queue, kind, endpoint, error, deadFrom, deadTo);
-    }
-
-    private static DeadLetterFilter filter(
-            @Nullable String queue,
-            @Nullable String kind,
-            @Nullable String endpoint,
-            @Nullable String error,
-            @Nullable Instant deadFrom,
-            @Nullable Instant deadTo) {
-        return DeadLetterFilter.all()
-                .queue(AdminWrites.blankToNull(queue))
-                .kind(AdminWrites.blankToNull(kind))
-                .endpoint(AdminWrites.blankToNull(endpoint))
-                .errorContains(AdminWrites.blankToNull(error))
-                .deadBetween(deadFrom, deadTo);
-    }
-
-    private static String describe(DeadLetterFilter f) {
-        StringBuilder b = new StringBuilder();
-        f.queue().ifPresent(v -> b.append("queue=").append(v).append(' '));
-        f.kind().ifPresent(v -> b.append("kind=").append(v).append(' '));
-        f.endpoint().ifPresent(v -> b.append("endpoint=").append(v).append(' '));
-        f.errorContains().ifPresent(v -> b.append("error~").append(v).append(' '));
-        f.deadFrom().ifPresent(v -> b.append("deadFrom=").append(v).append(' '));
-        f.deadTo().ifPresent(v -> b.append("deadTo=").append(v).append(' '));
-        return b.isEmpty() ? "all" : b.toString().trim();
     }
 }
