@@ -1,5 +1,6 @@
 package dev.postbox;
 
+import dev.postbox.internal.AdvisoryLocks;
 import dev.postbox.internal.ArchivePartitions;
 import dev.postbox.internal.Require;
 import dev.postbox.internal.SchemaQualifier;
@@ -25,7 +26,7 @@ import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
  * Applies the shipped migrations ({@code classpath:db/postbox/V<n>__<name>.sql}) that this
  * database lacks, in version order, recording them in {@code outbox_schema_version}. Idempotent,
  * and safe when several processes start at once, on a fresh database too: a transaction-scoped
- * advisory lock, taken before anything else (the version table included), serialises installers,
+ * advisory lock per schema, taken before anything else (the version table included), serialises installers,
  * and the installer reads the applied versions at READ COMMITTED after the wait, whatever the
  * pool's isolation level, so the ones behind the first apply nothing. The migrations create no
  * schema or extension: everything goes to the connection's current schema, or, given the {@code
@@ -43,7 +44,6 @@ public final class SchemaInstaller {
     public static final String LIQUIBASE_CHANGELOG = "db/postbox/db.changelog-postbox.xml";
 
     private static final Pattern NAME = Pattern.compile("V(\\d+)__(.+)\\.sql");
-    private static final long LOCK_KEY = 0x706f7374626f7800L;
 
     private final DataSource dataSource;
 
@@ -154,11 +154,13 @@ public final class SchemaInstaller {
 
     /** In the installer's transaction: waits for the lock, then applies what the database lacks. */
     private void applyMissing(Connection c, List<Migration> migrations, List<Integer> applied) throws SQLException {
-        try (PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_xact_lock(?)")) {
-            lock.setLong(1, LOCK_KEY);
+        PostboxSchema schema = PostboxSchema.of(dataSource);
+        // Per schema: installers of other schemas in this database go on meanwhile.
+        try (PreparedStatement lock =
+                c.prepareStatement("SELECT pg_advisory_xact_lock(" + AdvisoryLocks.SCHEMA_INSTALLER + ")")) {
+            lock.setString(1, schema.name().orElse(null));
             lock.execute();
         }
-        PostboxSchema schema = PostboxSchema.of(dataSource);
         if (schema.name().isPresent()) {
             SchemaQualifier qualifier = SchemaQualifier.of(schema.name().get());
             createSchemaIfMissing(c, qualifier);

@@ -480,6 +480,14 @@ public record ChaosConfig(
                 reportDir);
     }
 
+    /**
+     * Whether runs that can have broker destinations get them: {@code -Dchaos.brokers}, true unless
+     * set (the soak profile sets it to false).
+     */
+    static boolean brokersEnabled() {
+        return new Overrides().bool("chaos.brokers", true);
+    }
+
     private static long seedFromProperty() {
         String s = System.getProperty("chaos.seed");
         return s == null || s.isBlank() ? System.nanoTime() ^ 0x5DEECE66DL : Long.parseLong(s.trim());

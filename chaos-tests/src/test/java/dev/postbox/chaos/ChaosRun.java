@@ -466,8 +466,13 @@ public final class ChaosRun {
      * Broker traffic rides on the Spring Boot runs of every kind; a control run carries it only when
      * one of its defects is a broken relay (the quiet controls need none, and time is short in CI).
      */
+    /**
+     * Broker destinations run with the Spring Boot workers' mixed traffic (or a broker control),
+     * unless {@code -Dchaos.brokers=false} (the soak profile's default) leaves them out.
+     */
     private boolean withBrokers() {
-        return config.engine().springBoot()
+        return ChaosConfig.brokersEnabled()
+                && config.engine().springBoot()
                 && config.workload().mixedKinds()
                 && (config.controls().isEmpty() || brokerControls());
     }

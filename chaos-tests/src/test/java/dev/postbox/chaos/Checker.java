@@ -145,10 +145,18 @@ final class Checker {
     static final long START_GAP_MILLIS = 1000;
 
     /**
+     * How long before its recorded start a worker's fault may still explain a charge: a start mark
+     * sent just before a SIGKILL or SIGSTOP is stamped by the server when it runs, which under load
+     * is later (the soak of 2026-12-01 at load 14: a SIGSTOP 59 ms before the start it froze).
+     */
+    static final long STATEMENT_LAG_MILLIS = 500;
+
+    /**
      * Per job and worker incarnation, the attempts the engine charged there (a failure or a lease
      * expiry, from its attempt log) beyond the handler starts that incarnation printed for the job
      * ({@code unbacked}), and how many of its charged expiries are explained by the incarnation's
-     * death or SIGSTOP at most {@link #START_GAP_MILLIS} after the attempt's recorded start (the
+     * death or SIGSTOP from {@link #STATEMENT_LAG_MILLIS} before to {@link #START_GAP_MILLIS} after the
+     * attempt's recorded start (the
      * harness's clock against the database's, one host). An engine that charged claims that never
      * started (bystanders) shows unexplained: their incarnations died long after the claim, or not at
      * all.
@@ -158,7 +166,8 @@ final class Checker {
                 + " greatest(0, a.charged - coalesce(ws.starts, 0) - a.explainable) AS unexplained"
                 + " FROM (SELECT job_id, worker, count(*) AS charged,"
                 + "   count(*) FILTER (WHERE outcome = 'lease_expired' AND EXISTS (SELECT 1 FROM chaos_worker_fault f"
-                + "     WHERE f.worker = o.worker AND f.at_ms BETWEEN extract(epoch FROM o.started_at) * 1000 - 50"
+                + "     WHERE f.worker = o.worker AND f.at_ms BETWEEN extract(epoch FROM o.started_at) * 1000 - "
+                + STATEMENT_LAG_MILLIS
                 + "       AND extract(epoch FROM " + handedOver() + ") * 1000 + " + START_GAP_MILLIS
                 + ")) AS explainable"
                 + "   FROM outbox_attempt o WHERE outcome IN ('lease_expired', 'retry', 'dead') GROUP BY 1, 2) a"

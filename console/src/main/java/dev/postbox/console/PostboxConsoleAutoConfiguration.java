@@ -5,21 +5,29 @@ import dev.postbox.console.internal.ConsoleAccess;
 import dev.postbox.console.internal.ConsoleActions;
 import dev.postbox.console.internal.ConsoleAdvice;
 import dev.postbox.console.internal.ConsoleAudit;
+import dev.postbox.console.internal.ConsoleDatabase;
 import dev.postbox.console.internal.ConsoleGuard;
-import dev.postbox.console.internal.ConsoleStore;
 import dev.postbox.console.internal.ConsoleViews;
 import dev.postbox.console.internal.CsrfTokens;
+import dev.postbox.console.internal.DeadLetterGroupStore;
 import dev.postbox.console.internal.DeadLettersController;
 import dev.postbox.console.internal.EndpointAdmin;
+import dev.postbox.console.internal.EndpointStatsStore;
+import dev.postbox.console.internal.JobDetailStore;
+import dev.postbox.console.internal.JobSearchStore;
 import dev.postbox.console.internal.JobsController;
+import dev.postbox.console.internal.LastHourStore;
 import dev.postbox.console.internal.OverviewController;
+import dev.postbox.console.internal.QueueStore;
 import dev.postbox.console.internal.QueuesController;
 import dev.postbox.console.internal.RegistryEndpointAdmin;
 import dev.postbox.console.internal.ScheduleAdapter;
+import dev.postbox.console.internal.ScheduleFireStore;
 import dev.postbox.console.internal.SchedulesController;
 import dev.postbox.console.internal.ServletConsoleAccess;
 import dev.postbox.console.internal.SpringSecurityConsoleAccess;
 import dev.postbox.console.internal.WebhooksController;
+import dev.postbox.console.internal.WorkerStore;
 import dev.postbox.http.webhook.EndpointRegistry;
 import dev.postbox.spring.PostboxProperties;
 import dev.postbox.spring.health.PostboxHealthProperties;
@@ -79,9 +87,9 @@ public class PostboxConsoleAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    ConsoleStore postboxConsoleStore(DataSource dataSource, PostboxProperties postbox) {
+    ConsoleDatabase postboxConsoleDatabase(DataSource dataSource, PostboxProperties postbox) {
         // Postbox's tables in their schema (postbox.schema.name), as the engine names them.
-        return new ConsoleStore(postbox.getSchema().postboxSchema().dataSource(dataSource));
+        return new ConsoleDatabase(postbox.getSchema().postboxSchema().dataSource(dataSource));
     }
 
     @Bean
@@ -125,41 +133,59 @@ public class PostboxConsoleAutoConfiguration {
 
     @Bean
     OverviewController postboxConsoleOverview(
-            ConsoleStore store, ConsoleViews views, Environment environment, Postbox postbox) {
-        return new OverviewController(store, views, slo(environment), workerAlive(postbox));
+            ConsoleDatabase database, ConsoleViews views, Environment environment, Postbox postbox) {
+        return new OverviewController(
+                new QueueStore(database),
+                new LastHourStore(database),
+                new WorkerStore(database),
+                views,
+                slo(environment),
+                workerAlive(postbox));
     }
 
     @Bean
     QueuesController postboxConsoleQueues(
-            ConsoleStore store, Postbox postbox, ConsoleViews views, ConsoleActions actions, Environment environment) {
-        return new QueuesController(store, postbox.admin(), views, actions, slo(environment));
+            ConsoleDatabase database,
+            Postbox postbox,
+            ConsoleViews views,
+            ConsoleActions actions,
+            Environment environment) {
+        return new QueuesController(new QueueStore(database), postbox.admin(), views, actions, slo(environment));
     }
 
     @Bean
     JobsController postboxConsoleJobs(
-            ConsoleStore store,
+            ConsoleDatabase database,
             Postbox postbox,
             ConsoleViews views,
             ConsoleActions actions,
             PostboxConsoleProperties properties) {
-        return new JobsController(store, postbox.admin(), views, actions, properties);
+        return new JobsController(
+                new JobSearchStore(database),
+                new JobDetailStore(database),
+                database,
+                postbox.admin(),
+                views,
+                actions,
+                properties);
     }
 
     @Bean
     DeadLettersController postboxConsoleDeadLetters(
-            ConsoleStore store,
+            ConsoleDatabase database,
             Postbox postbox,
             ConsoleViews views,
             ConsoleActions actions,
             PostboxConsoleProperties properties) {
-        return new DeadLettersController(store, postbox.admin(), views, actions, properties);
+        return new DeadLettersController(
+                new DeadLetterGroupStore(database), database, postbox.admin(), views, actions, properties);
     }
 
     @Bean
     @ConditionalOnBean(PostboxScheduleAdmin.class)
     SchedulesController postboxConsoleSchedules(
-            PostboxScheduleAdmin admin, ConsoleStore store, ConsoleViews views, ConsoleActions actions) {
-        return new SchedulesController(new ScheduleAdapter(admin, store), views, actions);
+            PostboxScheduleAdmin admin, ConsoleDatabase database, ConsoleViews views, ConsoleActions actions) {
+        return new SchedulesController(new ScheduleAdapter(admin, new ScheduleFireStore(database)), views, actions);
     }
 
     @Bean
@@ -247,8 +273,8 @@ public class PostboxConsoleAutoConfiguration {
 
         @Bean
         WebhooksController postboxConsoleWebhooks(
-                EndpointAdmin endpoints, ConsoleStore store, ConsoleViews views, ConsoleActions actions) {
-            return new WebhooksController(endpoints, store, views, actions);
+                EndpointAdmin endpoints, ConsoleDatabase database, ConsoleViews views, ConsoleActions actions) {
+            return new WebhooksController(endpoints, new EndpointStatsStore(database), views, actions);
         }
     }
 }

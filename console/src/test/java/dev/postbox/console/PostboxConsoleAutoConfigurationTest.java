@@ -6,16 +6,18 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.PostboxSchema;
 import dev.postbox.SchemaInstaller;
 import dev.postbox.console.internal.ConsoleAccess;
-import dev.postbox.console.internal.ConsoleStore;
+import dev.postbox.console.internal.ConsoleDatabase;
 import dev.postbox.console.internal.OverviewController;
 import dev.postbox.console.internal.ServletConsoleAccess;
 import dev.postbox.console.internal.SpringSecurityConsoleAccess;
 import dev.postbox.console.internal.WebhooksController;
+import dev.postbox.console.internal.WorkerStore;
 import dev.postbox.spring.PostboxAutoConfiguration;
 import dev.postbox.spring.http.PostboxHttpAutoConfiguration;
 import dev.postbox.spring.schedule.PostboxScheduleAutoConfiguration;
 import dev.postbox.testing.TestDatabase;
 import java.time.Duration;
+import java.util.List;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -24,6 +26,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /** When the console is mounted, with which access rules, and when the webhook pages exist. */
@@ -73,13 +76,15 @@ class PostboxConsoleAutoConfigurationTest {
         new JdbcTemplate(dataSource).update("INSERT INTO billing.outbox_worker (id) VALUES ('billing-worker')");
         web().withPropertyValues("postbox.schema.name=billing").run(context -> {
             assertThat(context).hasNotFailed();
-            assertThat(context.getBean(ConsoleStore.class).workers(Duration.ofHours(1)))
-                    .extracting(ConsoleStore.Worker::id)
-                    .containsExactly("billing-worker");
+            assertThat(workers(context)).extracting(WorkerStore.Worker::id).containsExactly("billing-worker");
         });
-        web().run(context -> assertThat(context.getBean(ConsoleStore.class).workers(Duration.ofHours(1)))
+        web().run(context -> assertThat(workers(context))
                 .as("the search_path's installation (public) has no worker")
                 .isEmpty());
+    }
+
+    private static List<WorkerStore.Worker> workers(ApplicationContext context) {
+        return new WorkerStore(context.getBean(ConsoleDatabase.class)).workers(Duration.ofHours(1));
     }
 
     @Test

@@ -1,6 +1,6 @@
 package dev.postbox.amqp;
 
-import java.util.Objects;
+import dev.postbox.amqp.internal.Require;
 import java.util.regex.Pattern;
 
 /**
@@ -20,10 +20,9 @@ public record AmqpDestination(String name, String exchange, String routingKey, i
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
 
     public AmqpDestination {
-        Objects.requireNonNull(name, "destination name may not be null");
-        Objects.requireNonNull(
-                exchange, "exchange of destination '" + name + "' may not be null (use \"\" for the default exchange)");
-        Objects.requireNonNull(routingKey, "routing key of destination '" + name + "' may not be null");
+        Require.notNull(name, "destination name");
+        Require.notNull(exchange, "exchange of destination '" + name + "' (\"\" is the default exchange)");
+        Require.notNull(routingKey, "routing key of destination '" + name + "'");
         if (!NAME.matcher(name).matches()) {
             throw new IllegalArgumentException("destination name '" + name + "' is not valid: use 1-100 letters,"
                     + " digits, '.', '_' or '-', starting with a letter or digit");

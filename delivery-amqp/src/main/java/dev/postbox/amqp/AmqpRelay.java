@@ -10,12 +10,12 @@ import dev.postbox.RelayOutbox;
 import dev.postbox.RetryPolicy;
 import dev.postbox.amqp.internal.AmqpPublishHandler;
 import dev.postbox.amqp.internal.ConfirmedPublisher;
+import dev.postbox.amqp.internal.Require;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -159,12 +159,12 @@ public final class AmqpRelay implements PostboxModule, AutoCloseable {
         private String queue = JobRequest.DEFAULT_QUEUE;
 
         private Builder(ConnectionFactory factory) {
-            this.factory = Objects.requireNonNull(factory, "connection factory may not be null");
+            this.factory = Require.notNull(factory, "connectionFactory");
         }
 
         /** Adds a destination; names are unique. */
         public Builder destination(AmqpDestination destination) {
-            Objects.requireNonNull(destination, "destination may not be null");
+            Require.notNull(destination, "destination");
             if (destinations.putIfAbsent(destination.name(), destination) != null) {
                 throw new IllegalArgumentException("AMQP destination '" + destination.name() + "' is configured twice");
             }
@@ -173,7 +173,7 @@ public final class AmqpRelay implements PostboxModule, AutoCloseable {
 
         /** How long to wait for the broker's confirm before the attempt fails. Default 10 s. */
         public Builder confirmTimeout(Duration confirmTimeout) {
-            Objects.requireNonNull(confirmTimeout, "confirmTimeout may not be null");
+            Require.notNull(confirmTimeout, "confirmTimeout");
             if (confirmTimeout.toMillis() < 1) {
                 throw new IllegalArgumentException("confirmTimeout must be at least 1 ms, got " + confirmTimeout);
             }
@@ -183,13 +183,13 @@ public final class AmqpRelay implements PostboxModule, AutoCloseable {
 
         /** Retries of failed publishes. Default {@link #DEFAULT_RETRY_POLICY}. */
         public Builder retryPolicy(RetryPolicy retryPolicy) {
-            this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy may not be null");
+            this.retryPolicy = Require.notNull(retryPolicy, "retryPolicy");
             return this;
         }
 
         /** The queue relay jobs are enqueued on. Default {@value JobRequest#DEFAULT_QUEUE}. */
         public Builder queue(String queue) {
-            this.queue = Objects.requireNonNull(queue, "queue may not be null");
+            this.queue = Require.notBlank(queue, "queue");
             return this;
         }
 

@@ -1,6 +1,6 @@
 package dev.postbox.kafka;
 
-import java.util.Objects;
+import dev.postbox.kafka.internal.Require;
 import java.util.regex.Pattern;
 
 /**
@@ -21,8 +21,8 @@ public record KafkaDestination(String name, String topic, int maxPerSecond) {
     private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
 
     public KafkaDestination {
-        Objects.requireNonNull(name, "destination name may not be null");
-        Objects.requireNonNull(topic, "topic of destination '" + name + "' may not be null");
+        Require.notNull(name, "destination name");
+        Require.notNull(topic, "topic of destination '" + name + "'");
         if (!NAME.matcher(name).matches()) {
             throw new IllegalArgumentException("destination name '" + name + "' is not valid: use 1-100 letters,"
                     + " digits, '.', '_' or '-', starting with a letter or digit");

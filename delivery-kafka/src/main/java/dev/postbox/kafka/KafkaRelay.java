@@ -11,12 +11,12 @@ import dev.postbox.RelayOutbox;
 import dev.postbox.RetryPolicy;
 import dev.postbox.kafka.internal.KafkaBatchSender;
 import dev.postbox.kafka.internal.RelayProducer;
+import dev.postbox.kafka.internal.Require;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -196,13 +196,13 @@ public final class KafkaRelay implements PostboxModule, AutoCloseable {
         private KafkaSendListener listener = KafkaSendListener.NONE;
 
         private Builder(Map<String, ?> producerConfig) {
-            Objects.requireNonNull(producerConfig, "producer settings may not be null");
+            Require.notNull(producerConfig, "producerConfig");
             this.producerConfig = new LinkedHashMap<>(producerConfig);
         }
 
         /** Adds a destination; names are unique. */
         public Builder destination(KafkaDestination destination) {
-            Objects.requireNonNull(destination, "destination may not be null");
+            Require.notNull(destination, "destination");
             if (destinations.putIfAbsent(destination.name(), destination) != null) {
                 throw new IllegalArgumentException(
                         "Kafka destination '" + destination.name() + "' is configured twice");
@@ -216,7 +216,7 @@ public final class KafkaRelay implements PostboxModule, AutoCloseable {
          * least 1 s. Default 30 s.
          */
         public Builder sendTimeout(Duration sendTimeout) {
-            Objects.requireNonNull(sendTimeout, "sendTimeout may not be null");
+            Require.notNull(sendTimeout, "sendTimeout");
             if (sendTimeout.compareTo(Duration.ofSeconds(1)) < 0 || sendTimeout.compareTo(Duration.ofHours(1)) > 0) {
                 throw new IllegalArgumentException("sendTimeout must be from 1 s to 1 h, got " + sendTimeout);
             }
@@ -226,13 +226,13 @@ public final class KafkaRelay implements PostboxModule, AutoCloseable {
 
         /** Retries of failed sends. Default {@link #DEFAULT_RETRY_POLICY}. */
         public Builder retryPolicy(RetryPolicy retryPolicy) {
-            this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy may not be null");
+            this.retryPolicy = Require.notNull(retryPolicy, "retryPolicy");
             return this;
         }
 
         /** The queue relay jobs are enqueued on. Default {@value JobRequest#DEFAULT_QUEUE}. */
         public Builder queue(String queue) {
-            this.queue = Objects.requireNonNull(queue, "queue may not be null");
+            this.queue = Require.notBlank(queue, "queue");
             return this;
         }
 
@@ -248,7 +248,7 @@ public final class KafkaRelay implements PostboxModule, AutoCloseable {
 
         /** Told about each record's acknowledgement or failure (the Spring Boot starter's metrics). */
         public Builder listener(KafkaSendListener listener) {
-            this.listener = Objects.requireNonNull(listener, "listener may not be null");
+            this.listener = Require.notNull(listener, "listener");
             return this;
         }
 

@@ -1,6 +1,6 @@
 package dev.postbox.nats;
 
-import java.util.Objects;
+import dev.postbox.nats.internal.Require;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
@@ -24,8 +24,8 @@ public record NatsDestination(
     private static final Pattern SUBJECT = Pattern.compile("[^\\s*>.]+(\\.[^\\s*>.]+)*");
 
     public NatsDestination {
-        Objects.requireNonNull(name, "destination name may not be null");
-        Objects.requireNonNull(subject, "subject of destination '" + name + "' may not be null");
+        Require.notNull(name, "destination name");
+        Require.notNull(subject, "subject of destination '" + name + "'");
         if (!NAME.matcher(name).matches()) {
             throw new IllegalArgumentException("destination name '" + name + "' is not valid: use 1-100 letters,"
                     + " digits, '.', '_' or '-', starting with a letter or digit");
@@ -47,7 +47,7 @@ public record NatsDestination(
 
     /** A destination publishing to {@code subject}, which must be captured by {@code stream}. */
     public static NatsDestination of(String name, String subject, String stream) {
-        return new NatsDestination(name, subject, Objects.requireNonNull(stream, "stream may not be null"), 0);
+        return new NatsDestination(name, subject, Require.notNull(stream, "stream"), 0);
     }
 
     /**

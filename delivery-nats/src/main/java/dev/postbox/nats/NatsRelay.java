@@ -8,13 +8,13 @@ import dev.postbox.PostboxModule;
 import dev.postbox.RelayOutbox;
 import dev.postbox.RetryPolicy;
 import dev.postbox.nats.internal.JetStreamPublishHandler;
+import dev.postbox.nats.internal.Require;
 import io.nats.client.Options;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -160,12 +160,12 @@ public final class NatsRelay implements PostboxModule, AutoCloseable {
         private String queue = JobRequest.DEFAULT_QUEUE;
 
         private Builder(Options options) {
-            this.options = Objects.requireNonNull(options, "NATS options may not be null");
+            this.options = Require.notNull(options, "options");
         }
 
         /** Adds a destination; names are unique. */
         public Builder destination(NatsDestination destination) {
-            Objects.requireNonNull(destination, "destination may not be null");
+            Require.notNull(destination, "destination");
             if (destinations.putIfAbsent(destination.name(), destination) != null) {
                 throw new IllegalArgumentException("NATS destination '" + destination.name() + "' is configured twice");
             }
@@ -174,7 +174,7 @@ public final class NatsRelay implements PostboxModule, AutoCloseable {
 
         /** How long to wait for the stream's acknowledgement before the attempt fails. Default 5 s. */
         public Builder ackTimeout(Duration ackTimeout) {
-            Objects.requireNonNull(ackTimeout, "ackTimeout may not be null");
+            Require.notNull(ackTimeout, "ackTimeout");
             if (ackTimeout.toMillis() < 1) {
                 throw new IllegalArgumentException("ackTimeout must be at least 1 ms, got " + ackTimeout);
             }
@@ -184,13 +184,13 @@ public final class NatsRelay implements PostboxModule, AutoCloseable {
 
         /** Retries of failed publishes. Default {@link #DEFAULT_RETRY_POLICY}. */
         public Builder retryPolicy(RetryPolicy retryPolicy) {
-            this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy may not be null");
+            this.retryPolicy = Require.notNull(retryPolicy, "retryPolicy");
             return this;
         }
 
         /** The queue relay jobs are enqueued on. Default {@value JobRequest#DEFAULT_QUEUE}. */
         public Builder queue(String queue) {
-            this.queue = Objects.requireNonNull(queue, "queue may not be null");
+            this.queue = Require.notBlank(queue, "queue");
             return this;
         }
 

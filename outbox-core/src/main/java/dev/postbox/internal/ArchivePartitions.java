@@ -40,8 +40,6 @@ public final class ArchivePartitions implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(ArchivePartitions.class);
     private static final DateTimeFormatter DAY = DateTimeFormatter.BASIC_ISO_DATE;
     private static final Pattern PARTITION = Pattern.compile("outbox_job_archive_p(\\d{8})");
-    /** Serialises maintenance across nodes (per schema): pg_try_advisory_lock key, mixed with the schema. */
-    private static final long LOCK_KEY = 0x706f7374626f7801L;
     /** How long one DDL statement may wait for the archive's lock. */
     static final int LOCK_TIMEOUT_MS = 500;
     /** Tries per DDL statement and run. */
@@ -92,7 +90,7 @@ public final class ArchivePartitions implements Runnable {
             if (archive == null) {
                 return List.of();
             }
-            if (!tryLock(c, archive)) {
+            if (!tryLock(c)) {
                 c.setAutoCommit(autoCommit);
                 return List.of();
             }
@@ -107,7 +105,7 @@ public final class ArchivePartitions implements Runnable {
                 }
                 return dropBefore(c, archive, existing, today.minusDays(Math.max(1, retention.toDays())));
             } finally {
-                unlock(c, archive);
+                unlock(c);
                 c.setAutoCommit(autoCommit);
             }
         }
@@ -161,21 +159,19 @@ public final class ArchivePartitions implements Runnable {
         }
     }
 
-    private static boolean tryLock(Connection c, Archive archive) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT pg_try_advisory_lock(hashtextextended(?, ?))")) {
-            ps.setString(1, archive.qualifiedName());
-            ps.setLong(2, LOCK_KEY);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getBoolean(1);
-            }
+    /** Serialises maintenance across the installation's nodes (session-scoped; {@link AdvisoryLocks}). */
+    private static boolean tryLock(Connection c) throws SQLException {
+        try (PreparedStatement ps =
+                        c.prepareStatement("SELECT pg_try_advisory_lock(" + AdvisoryLocks.ARCHIVE_MAINTENANCE + ")");
+                ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getBoolean(1);
         }
     }
 
-    private static void unlock(Connection c, Archive archive) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT pg_advisory_unlock(hashtextextended(?, ?))")) {
-            ps.setString(1, archive.qualifiedName());
-            ps.setLong(2, LOCK_KEY);
+    private static void unlock(Connection c) throws SQLException {
+        try (PreparedStatement ps =
+                c.prepareStatement("SELECT pg_advisory_unlock(" + AdvisoryLocks.ARCHIVE_MAINTENANCE + ")")) {
             ps.execute();
         }
     }

@@ -117,8 +117,8 @@ public final class JobStore {
 
     private static final String CAPPED_CLAIM = claimStatement(CAPPED_CANDIDATES);
 
-    /** Serialises claims of a capped queue across the cluster (transaction-scoped). */
-    private static final String CAP_LOCK = "SELECT pg_advisory_xact_lock(hashtextextended('postbox.queue.' || ?, 0))";
+    /** Serialises claims of a capped queue across the installation's nodes (transaction-scoped). */
+    private static final String CAP_LOCK = "SELECT pg_advisory_xact_lock(" + AdvisoryLocks.QUEUE_CAP + ")";
 
     /** Free slots of a capped queue; a separate statement, so that its snapshot follows the lock. */
     private static final String CAP_FREE_SLOTS = "SELECT greatest(0, q.max_concurrency - (SELECT count(*)"

@@ -49,8 +49,8 @@ public final class TenantStore {
     private static final String CAPPED_TENANTS =
             "SELECT tenant, max_running FROM outbox_tenant WHERE max_running IS NOT NULL";
 
-    /** Serialises claims of one capped tenant across the cluster (transaction-scoped). */
-    private static final String CAP_LOCK = "SELECT pg_advisory_xact_lock(hashtextextended('postbox.tenant.' || t, 0))"
+    /** Serialises claims of one capped tenant across the installation's nodes (transaction-scoped). */
+    private static final String CAP_LOCK = "SELECT pg_advisory_xact_lock(" + AdvisoryLocks.tenantCap("t") + ")"
             + " FROM (SELECT t FROM unnest(?::text[]) AS t ORDER BY t) sorted";
 
     /**

@@ -2,6 +2,7 @@ package dev.postbox.cron;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.postbox.Outbox;
 import dev.postbox.Postbox;
@@ -145,6 +146,44 @@ class ScheduleMaterializerDatabaseTest {
     }
 
     @Test
+    void theRegistryReadsSchedulesBackWithTheirLatestFiresNewestFirst() throws Exception {
+        registry.register(ScheduleDefinition.builder("hourly")
+                .cron("@hourly")
+                .zone("Europe/Berlin")
+                .kind("report")
+                .queue("reports")
+                .missedFirePolicy(MissedFirePolicy.ALL)
+                .build());
+        registry.register(ScheduleDefinition.builder("another").cron("@daily").build());
+        registry.pause("another");
+        Instant first = nextFireAt("hourly");
+        materializerAt(first.plus(Duration.ofMinutes(150))).materializeAllDue();
+
+        assertThat(registry.schedules(2)).extracting(StoredSchedule::name).containsExactly("another", "hourly");
+        StoredSchedule hourly = registry.schedule("hourly", 2).orElseThrow();
+        assertThat(hourly.cron()).isEqualTo("@hourly");
+        assertThat(hourly.zone()).isEqualTo("Europe/Berlin");
+        assertThat(hourly.kind()).isEqualTo("report");
+        assertThat(hourly.queue()).isEqualTo("reports");
+        assertThat(hourly.paused()).isFalse();
+        assertThat(hourly.missedFirePolicy()).isEqualTo(MissedFirePolicy.ALL);
+        assertThat(hourly.lastFireAt()).isEqualTo(first.plusSeconds(2 * 3600));
+        assertThat(hourly.nextFireAt()).isEqualTo(first.plusSeconds(3 * 3600));
+        assertThat(hourly.recentFires())
+                .as("the two latest of three fires, newest first")
+                .extracting(ScheduleFire::fireAt)
+                .containsExactly(first.plusSeconds(2 * 3600), first.plusSeconds(3600));
+        assertThat(hourly.recentFires().get(0).jobId()).isEqualTo(hourly.lastJobId());
+        assertThat(hourly.recentFires()).extracting(ScheduleFire::state).containsOnly("pending");
+        StoredSchedule another = registry.schedule("another", 2).orElseThrow();
+        assertThat(another.paused()).isTrue();
+        assertThat(another.recentFires()).isEmpty();
+        assertThat(registry.schedules(0))
+                .allSatisfy(s -> assertThat(s.recentFires()).isEmpty());
+        assertThat(registry.schedule("nope", 2)).isEmpty();
+    }
+
+    @Test
     void skipIfRunningSkipsFiresWhileTheEarlierJobIsUnfinished() throws Exception {
         registry.register(ScheduleDefinition.builder("exclusive")
                 .cron("@hourly")
@@ -228,6 +267,53 @@ class ScheduleMaterializerDatabaseTest {
         assertThatThrownBy(() -> ScheduleDefinition.builder("x").tenant("no spaces"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("schedule 'x': tenant 'no spaces' is not a valid tenant id");
+    }
+
+    /**
+     * The registry for one tenant reads back and pauses that tenant's schedules only: another
+     * tenant's schedule is not found and its pause fails without touching it.
+     */
+    @Test
+    void theRegistryForATenantSeesAndPausesOnlyThatTenantsSchedules() throws Exception {
+        registry.register(List.of(
+                ScheduleDefinition.builder("acme-report")
+                        .cron("0 3 * * *")
+                        .tenant("acme")
+                        .build(),
+                ScheduleDefinition.builder("globex-report")
+                        .cron("0 3 * * *")
+                        .tenant("globex")
+                        .build(),
+                ScheduleDefinition.builder("shared-report").cron("0 3 * * *").build()));
+        materializerAt(nextFireAt("acme-report").plusSeconds(5)).materializeAllDue();
+
+        TenantSchedules acme = registry.forTenant("acme");
+        assertThat(acme.tenant()).contains("acme");
+        assertThat(acme.schedules(5)).singleElement().satisfies(s -> {
+            assertThat(s.name()).isEqualTo("acme-report");
+            assertThat(s.tenant()).isEqualTo("acme");
+            assertThat(s.recentFires()).hasSize(1);
+        });
+        assertThat(registry.forDefaultTenant().schedules(0))
+                .extracting(StoredSchedule::name, StoredSchedule::tenant)
+                .containsExactly(tuple("shared-report", null));
+        assertThat(registry.schedules(0)).extracting(StoredSchedule::tenant).containsExactly("acme", "globex", null);
+        assertThat(acme.schedule("globex-report", 5)).isEmpty();
+        assertThat(acme.schedule("acme-report", 0)).isPresent();
+
+        assertThatThrownBy(() -> acme.pause("globex-report"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("Tenant acme has no schedule named 'globex-report'");
+        assertThatThrownBy(() -> registry.forDefaultTenant().pause("acme-report"))
+                .hasMessage("Tenant (default) has no schedule named 'acme-report'");
+        assertThat(registry.schedule("globex-report", 0).orElseThrow().paused()).isFalse();
+        assertThat(acme.pause("acme-report")).isTrue();
+        assertThat(acme.pause("acme-report")).isFalse();
+        assertThat(registry.schedule("acme-report", 0).orElseThrow().paused()).isTrue();
+        assertThat(acme.resume("acme-report")).isTrue();
+        assertThatThrownBy(() -> registry.forTenant("no spaces"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("tenant 'no spaces' is not a valid tenant id");
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.postbox.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.postbox.OwnTransaction;
 import dev.postbox.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -71,6 +72,23 @@ class TransactionsTest {
             assertThat(c.getAutoCommit()).isTrue();
         }
         assertThat(count()).isZero();
+    }
+
+    @Test
+    void theModulesDoorCommitsWhatReturnsAndRollsBackWhatThrows() throws SQLException {
+        int inserted = OwnTransaction.call(dataSource, tx -> insert(tx, 1) + insert(tx, 2));
+        assertThat(inserted).isEqualTo(2);
+        assertThatThrownBy(() -> OwnTransaction.call(dataSource, tx -> {
+                    insert(tx, 3);
+                    throw new SQLException("boom");
+                }))
+                .isInstanceOf(SQLException.class)
+                .hasMessage("boom");
+        assertThat(count())
+                .as("the two committed rows, not the rolled back one")
+                .isEqualTo(2);
+        assertThatThrownBy(() -> OwnTransaction.call(null, tx -> 1)).hasMessage("dataSource may not be null");
+        assertThatThrownBy(() -> OwnTransaction.call(dataSource, null)).hasMessage("work may not be null");
     }
 
     private static int insert(Connection c, int n) throws SQLException {

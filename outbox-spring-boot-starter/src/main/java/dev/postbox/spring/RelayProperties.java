@@ -6,6 +6,7 @@ import dev.postbox.spring.internal.PropertyChecks;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.BiFunction;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 /**
@@ -97,6 +98,16 @@ public abstract class RelayProperties<D extends RelayProperties.Destination> {
                         + " (0 means no limit), was " + maxPerSecond);
             }
             this.maxPerSecond = maxPerSecond;
+        }
+
+        /**
+         * The relay's destination with this rate limit, or as it is when there is none (0).
+         *
+         * @param withRateLimit the destination type's {@code withRateLimit}, e.g. {@code
+         *     KafkaDestination::withRateLimit}
+         */
+        public <T> T rateLimited(T destination, BiFunction<T, Integer, T> withRateLimit) {
+            return maxPerSecond > 0 ? withRateLimit.apply(destination, maxPerSecond) : destination;
         }
     }
 }

@@ -25,9 +25,9 @@ public record Chart(
     static final int WIDTH = 720;
     static final int HEIGHT = 110;
 
-    public static Chart of(List<ConsoleStore.Minute> minutes, Formats fmt) {
+    public static Chart of(List<LastHourStore.Minute> minutes, Formats fmt) {
         long max = 1;
-        for (ConsoleStore.Minute m : minutes) {
+        for (LastHourStore.Minute m : minutes) {
             max = Math.max(max, Math.max(m.done(), m.failed()));
         }
         int n = Math.max(1, minutes.size());
@@ -38,7 +38,7 @@ public record Chart(
         long failed = 0;
         long dead = 0;
         for (int i = 0; i < minutes.size(); i++) {
-            ConsoleStore.Minute m = minutes.get(i);
+            LastHourStore.Minute m = minutes.get(i);
             int dh = scale(m.done(), max);
             int fh = scale(m.failed(), max);
             bars.add(new Bar(

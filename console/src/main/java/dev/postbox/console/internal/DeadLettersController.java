@@ -26,19 +26,22 @@ public final class DeadLettersController {
 
     private static final int GROUPS = 100;
 
-    private final ConsoleStore store;
+    private final DeadLetterGroupStore groups;
+    private final ConsoleDatabase database;
     private final PostboxAdmin admin;
     private final ConsoleViews views;
     private final ConsoleActions actions;
     private final PostboxConsoleProperties properties;
 
     public DeadLettersController(
-            ConsoleStore store,
+            DeadLetterGroupStore groups,
+            ConsoleDatabase database,
             PostboxAdmin admin,
             ConsoleViews views,
             ConsoleActions actions,
             PostboxConsoleProperties properties) {
-        this.store = store;
+        this.groups = groups;
+        this.database = database;
         this.admin = admin;
         this.views = views;
         this.actions = actions;
@@ -50,7 +53,7 @@ public final class DeadLettersController {
         DeadLetterCriteria c = DeadLetterCriteria.from(request);
         DeadLetterFilter filter = c.filter();
         model.addAttribute("criteria", c);
-        model.addAttribute("groups", store.deadLetterGroups(c.from(), c.to(), c.kind(), GROUPS));
+        model.addAttribute("groups", groups.deadLetterGroups(c.from(), c.to(), c.kind(), GROUPS));
         model.addAttribute("letters", admin.deadLetters(filter, properties.getPageSize()));
         model.addAttribute("matching", admin.deadLetterCount(filter));
         model.addAttribute("total", admin.deadLetterCount());
@@ -67,7 +70,7 @@ public final class DeadLettersController {
         if (selected != null && selected.isEmpty()) {
             throw new IllegalArgumentException("No dead letter is selected: tick the ones to " + action + " first.");
         }
-        Instant now = store.databaseNow();
+        Instant now = database.databaseNow();
         DeadLetterCriteria pinned = c.until(now);
         model.addAttribute("action", action);
         model.addAttribute("criteria", pinned);

@@ -44,7 +44,7 @@ public record JobSearch(
     }
 
     /** The WHERE clause of one table: the time column, the exact-match fields and the state. */
-    ConsoleStore.Where where(String timeColumn, boolean live) {
+    JobSearchStore.Where where(String timeColumn, boolean live) {
         StringBuilder sql = new StringBuilder(" WHERE " + timeColumn + " >= ? AND " + timeColumn + " < ?");
         List<Object> params = new ArrayList<>(List.of(Timestamp.from(from), Timestamp.from(to)));
         if (orderingKey != null) {
@@ -72,6 +72,6 @@ public record JobSearch(
             sql.append(" AND state = ?");
             params.add(state);
         }
-        return new ConsoleStore.Where(sql.toString(), params);
+        return new JobSearchStore.Where(sql.toString(), params);
     }
 }

@@ -34,19 +34,25 @@ public final class JobsController {
 
     static final String DEFAULT_WINDOW = "1h";
 
-    private final ConsoleStore store;
+    private final JobSearchStore jobSearch;
+    private final JobDetailStore jobDetails;
+    private final ConsoleDatabase database;
     private final PostboxAdmin admin;
     private final ConsoleViews views;
     private final ConsoleActions actions;
     private final PostboxConsoleProperties properties;
 
     public JobsController(
-            ConsoleStore store,
+            JobSearchStore jobSearch,
+            JobDetailStore jobDetails,
+            ConsoleDatabase database,
             PostboxAdmin admin,
             ConsoleViews views,
             ConsoleActions actions,
             PostboxConsoleProperties properties) {
-        this.store = store;
+        this.jobSearch = jobSearch;
+        this.jobDetails = jobDetails;
+        this.database = database;
         this.admin = admin;
         this.views = views;
         this.actions = actions;
@@ -65,7 +71,7 @@ public final class JobsController {
             @RequestParam(required = false) @Nullable String from,
             @RequestParam(required = false) @Nullable String to,
             Model model) {
-        Instant now = store.databaseNow();
+        Instant now = database.databaseNow();
         String givenWindow = blank(window);
         String w = givenWindow == null ? DEFAULT_WINDOW : givenWindow;
         Instant end = parseTime("to", to, now.plusSeconds(1));
@@ -87,7 +93,7 @@ public final class JobsController {
                         nz(to)));
         model.addAttribute("states", JobSearch.STATES);
         model.addAttribute("windows", List.of("15m", "1h", "6h", "24h", "7d"));
-        List<ConsoleStore.JobRow> rows = store.search(q, properties.getPageSize());
+        List<JobSearchStore.JobRow> rows = jobSearch.search(q, properties.getPageSize());
         model.addAttribute("rows", rows);
         model.addAttribute("limited", rows.size() >= properties.getPageSize());
         model.addAttribute("section", "jobs");
@@ -108,7 +114,8 @@ public final class JobsController {
 
     @GetMapping("/jobs/{id}")
     public View job(@PathVariable long id, Model model) {
-        ConsoleStore.Job job = store.job(id, properties.isShowPayloads())
+        JobDetailStore.Job job = jobDetails
+                .job(id, properties.isShowPayloads())
                 .orElseThrow(() -> new ConsoleNotFoundException("No job " + id + " (live, archived or dead)."
                         + " Archived jobs are kept for postbox.archive.retention."));
         model.addAttribute("job", job);

@@ -12,7 +12,9 @@ import org.springframework.web.servlet.View;
 @Controller
 public final class OverviewController {
 
-    private final ConsoleStore store;
+    private final QueueStore queues;
+    private final LastHourStore lastHour;
+    private final WorkerStore workers;
     private final ConsoleViews views;
     private final Duration slo;
     private final Duration workerAlive;
@@ -21,8 +23,16 @@ public final class OverviewController {
      * @param slo the oldest-due-age SLO (postbox.health.oldest-age-threshold)
      * @param workerAlive how recent a worker's heartbeat must be for it to count as alive
      */
-    public OverviewController(ConsoleStore store, ConsoleViews views, Duration slo, Duration workerAlive) {
-        this.store = store;
+    public OverviewController(
+            QueueStore queues,
+            LastHourStore lastHour,
+            WorkerStore workers,
+            ConsoleViews views,
+            Duration slo,
+            Duration workerAlive) {
+        this.queues = queues;
+        this.lastHour = lastHour;
+        this.workers = workers;
         this.views = views;
         this.slo = slo;
         this.workerAlive = workerAlive;
@@ -30,16 +40,16 @@ public final class OverviewController {
 
     @GetMapping({"", "/"})
     public View overview(@ModelAttribute("console") ConsoleContext console, Model model) {
-        List<QueueSummary> queues = QueueSummary.of(store.laneCounts(), store.queueConfigs(), slo);
-        List<ConsoleStore.Worker> workers = store.workers(workerAlive);
-        model.addAttribute("queues", queues);
-        model.addAttribute("totals", QueueSummary.totals(queues));
+        List<QueueSummary> summaries = QueueSummary.of(queues.laneCounts(), queues.queueConfigs(), slo);
+        List<WorkerStore.Worker> registered = workers.workers(workerAlive);
+        model.addAttribute("queues", summaries);
+        model.addAttribute("totals", QueueSummary.totals(summaries));
         model.addAttribute("slo", slo);
-        model.addAttribute("chart", Chart.of(store.lastHour(), console.fmt()));
-        model.addAttribute("workers", workers);
+        model.addAttribute("chart", Chart.of(lastHour.lastHour(), console.fmt()));
+        model.addAttribute("workers", registered);
         model.addAttribute(
                 "workersAlive",
-                workers.stream().filter(ConsoleStore.Worker::alive).count());
+                registered.stream().filter(WorkerStore.Worker::alive).count());
         model.addAttribute("section", "overview");
         return views.page("overview");
     }

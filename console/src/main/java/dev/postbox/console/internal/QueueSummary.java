@@ -17,7 +17,7 @@ public record QueueSummary(
         String name,
         boolean paused,
         @Nullable Integer maxConcurrency,
-        List<ConsoleStore.LaneCounts> lanes,
+        List<QueueStore.LaneCounts> lanes,
         long pending,
         long scheduled,
         long retrying,
@@ -28,31 +28,31 @@ public record QueueSummary(
 
     /** Queues by name from lane counts and stored configuration (a configured queue without jobs shows too). */
     public static List<QueueSummary> of(
-            List<ConsoleStore.LaneCounts> lanes, Map<String, ConsoleStore.QueueConfig> configs, Duration slo) {
-        Map<String, List<ConsoleStore.LaneCounts>> byQueue = new TreeMap<>();
+            List<QueueStore.LaneCounts> lanes, Map<String, QueueStore.QueueConfig> configs, Duration slo) {
+        Map<String, List<QueueStore.LaneCounts>> byQueue = new TreeMap<>();
         configs.keySet().forEach(q -> byQueue.put(q, new ArrayList<>()));
-        for (ConsoleStore.LaneCounts l : lanes) {
+        for (QueueStore.LaneCounts l : lanes) {
             byQueue.computeIfAbsent(l.queue(), q -> new ArrayList<>()).add(l);
         }
         List<QueueSummary> out = new ArrayList<>();
-        for (Map.Entry<String, List<ConsoleStore.LaneCounts>> e : byQueue.entrySet()) {
-            List<ConsoleStore.LaneCounts> ls = new ArrayList<>(e.getValue());
-            ls.sort(Comparator.comparingInt(ConsoleStore.LaneCounts::lane).reversed());
+        for (Map.Entry<String, List<QueueStore.LaneCounts>> e : byQueue.entrySet()) {
+            List<QueueStore.LaneCounts> ls = new ArrayList<>(e.getValue());
+            ls.sort(Comparator.comparingInt(QueueStore.LaneCounts::lane).reversed());
             Duration oldest = ls.stream()
-                    .map(ConsoleStore.LaneCounts::oldestDueAge)
+                    .map(QueueStore.LaneCounts::oldestDueAge)
                     .max(Comparator.naturalOrder())
                     .orElse(Duration.ZERO);
-            ConsoleStore.QueueConfig config = configs.get(e.getKey());
+            QueueStore.QueueConfig config = configs.get(e.getKey());
             out.add(new QueueSummary(
                     e.getKey(),
                     config != null && config.paused(),
                     config == null ? null : config.maxConcurrency(),
                     List.copyOf(ls),
-                    ls.stream().mapToLong(ConsoleStore.LaneCounts::pending).sum(),
-                    ls.stream().mapToLong(ConsoleStore.LaneCounts::scheduled).sum(),
-                    ls.stream().mapToLong(ConsoleStore.LaneCounts::retrying).sum(),
-                    ls.stream().mapToLong(ConsoleStore.LaneCounts::running).sum(),
-                    ls.stream().mapToLong(ConsoleStore.LaneCounts::dead).sum(),
+                    ls.stream().mapToLong(QueueStore.LaneCounts::pending).sum(),
+                    ls.stream().mapToLong(QueueStore.LaneCounts::scheduled).sum(),
+                    ls.stream().mapToLong(QueueStore.LaneCounts::retrying).sum(),
+                    ls.stream().mapToLong(QueueStore.LaneCounts::running).sum(),
+                    ls.stream().mapToLong(QueueStore.LaneCounts::dead).sum(),
                     oldest,
                     oldest.compareTo(slo) > 0));
         }

@@ -17,14 +17,14 @@ import org.springframework.web.servlet.mvc.support.RedirectAttributes;
 @Controller
 public final class QueuesController {
 
-    private final ConsoleStore store;
+    private final QueueStore store;
     private final PostboxAdmin admin;
     private final ConsoleViews views;
     private final ConsoleActions actions;
     private final Duration slo;
 
     public QueuesController(
-            ConsoleStore store, PostboxAdmin admin, ConsoleViews views, ConsoleActions actions, Duration slo) {
+            QueueStore store, PostboxAdmin admin, ConsoleViews views, ConsoleActions actions, Duration slo) {
         this.store = store;
         this.admin = admin;
         this.views = views;

@@ -14,21 +14,21 @@ import org.jspecify.annotations.Nullable;
 /**
  * The schedules as the console sees and steers them: definitions and pause state from the
  * starter's {@link PostboxScheduleAdmin}, the next fires computed from the definition, the recent
- * fires from {@link ConsoleStore#recentFires} (an indexed read; the admin's history view scans the
+ * fires from {@link ScheduleFireStore#recentFires} (an indexed read; the admin's history view scans the
  * whole archive). The console's one use of the schedule API.
  */
 public final class ScheduleAdapter {
 
     private final PostboxScheduleAdmin admin;
-    private final ConsoleStore store;
+    private final ScheduleFireStore store;
 
-    public ScheduleAdapter(PostboxScheduleAdmin admin, ConsoleStore store) {
+    public ScheduleAdapter(PostboxScheduleAdmin admin, ScheduleFireStore store) {
         this.admin = admin;
         this.store = store;
     }
 
     /** A schedule with its next and recent fires. */
-    public record Schedule(ScheduleView definition, List<Instant> nextFires, List<ConsoleStore.Fire> recentFires) {
+    public record Schedule(ScheduleView definition, List<Instant> nextFires, List<ScheduleFireStore.Fire> recentFires) {
 
         /** How many recent fires ended dead, for the list's health column. */
         public long deadFires() {

@@ -24,11 +24,12 @@ public final class WebhooksController {
     private static final int LAST_ERRORS = 10;
 
     private final EndpointAdmin endpoints;
-    private final ConsoleStore store;
+    private final EndpointStatsStore store;
     private final ConsoleViews views;
     private final ConsoleActions actions;
 
-    public WebhooksController(EndpointAdmin endpoints, ConsoleStore store, ConsoleViews views, ConsoleActions actions) {
+    public WebhooksController(
+            EndpointAdmin endpoints, EndpointStatsStore store, ConsoleViews views, ConsoleActions actions) {
         this.endpoints = endpoints;
         this.store = store;
         this.views = views;

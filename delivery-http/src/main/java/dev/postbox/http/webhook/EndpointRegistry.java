@@ -2,11 +2,11 @@ package dev.postbox.http.webhook;
 
 import dev.postbox.DeadLetterFilter;
 import dev.postbox.JsonCodec;
+import dev.postbox.OwnTransaction;
 import dev.postbox.PostboxAdmin;
 import dev.postbox.http.SecretCipher;
 import dev.postbox.http.internal.Require;
 import dev.postbox.http.internal.SqlErrors;
-import dev.postbox.http.internal.Transactions;
 import dev.postbox.http.signing.WebhookSecret;
 import dev.postbox.http.ssrf.SsrfGuard;
 import java.sql.Connection;
@@ -413,7 +413,7 @@ public final class EndpointRegistry {
         }
     }
 
-    private <T> T call(Transactions.Work<T> call) {
+    private <T> T call(OwnTransaction.Work<T> call) {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
             return call.run(c);
@@ -423,9 +423,9 @@ public final class EndpointRegistry {
         }
     }
 
-    private <T> T tx(Transactions.Work<T> call) {
+    private <T> T tx(OwnTransaction.Work<T> call) {
         try {
-            return Transactions.call(dataSource, call);
+            return OwnTransaction.call(dataSource, call);
         } catch (SQLException e) {
             SQLException clean = SqlErrors.withoutData(e);
             throw new IllegalStateException("Webhook endpoint operation failed: " + clean.getMessage(), clean);

@@ -4,9 +4,9 @@ import dev.postbox.Job;
 import dev.postbox.JobHandler;
 import dev.postbox.JobRequest;
 import dev.postbox.Outbox;
+import dev.postbox.OwnTransaction;
 import dev.postbox.PermanentJobFailure;
 import dev.postbox.TenantId;
-import dev.postbox.http.internal.Transactions;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -74,7 +74,7 @@ final class FanOutHandler implements JobHandler {
 
     /** Expands one batch in one transaction; returns the jobs created, or -1 when the expansion is complete. */
     private int expandBatch(Job job, String eventType, String payloadJson) throws SQLException {
-        return Transactions.call(dataSource, c -> expandBatch(c, job, eventType, payloadJson));
+        return OwnTransaction.call(dataSource, c -> expandBatch(c, job, eventType, payloadJson));
     }
 
     private int expandBatch(Connection c, Job job, String eventType, String payloadJson) throws SQLException {

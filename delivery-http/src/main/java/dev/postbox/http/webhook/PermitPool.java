@@ -2,7 +2,6 @@ package dev.postbox.http.webhook;
 
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
@@ -26,8 +25,11 @@ import org.jspecify.annotations.Nullable;
  * <p>A delivery that gets no permit is told how long to snooze, so that the waiting deliveries
  * come back spread out at the endpoint's configured rate instead of all at once: each one takes the
  * next slot of the bucket's line ({@link RateLimitStore#reserve}), {@code 1 / rate} after the
- * previous one and not before the bucket holds a token again, with a random offset within its slot.
- * The line is cluster-wide (its end is in the bucket row): every process hands out slots of the
+ * previous one and not before the bucket holds a token again, and comes back at its slot's start:
+ * a token is due then, and the claim's own delay (up to a poll interval) makes it late enough
+ * (a random offset within the slot only added to that delay, and a delivery later than its slot's
+ * end takes the next slot's token, so the one of the next slot finds none and goes to the end of
+ * the line). The line is cluster-wide (its end is in the bucket row): every process hands out slots of the
  * same line, so the woken deliveries of all processes together come back at the rate. This pool
  * takes its slots in blocks (one statement per block) of as many slots as deliveries are waiting
  * here at that moment, at most {@code chunk}, and drops a block whose slots have passed. (Blocks of
@@ -198,9 +200,9 @@ final class PermitPool {
     }
 
     /**
-     * The snooze of a delivery without a permit: the next slot of the bucket's line (see the class
-     * comment), plus a random offset within the slot. Called under the lock; takes a new block of
-     * slots when this pool's is used up or past.
+     * The snooze of a delivery without a permit: until the next slot of the bucket's line (see the
+     * class comment). Called under the lock; takes a new block of slots when this pool's is used up
+     * or past.
      */
     private Duration snooze(long now) throws SQLException {
         if (slotsLeft == 0 || slotAt - now < 0) {
@@ -216,7 +218,6 @@ final class PermitPool {
         long slot = slotAt;
         slotAt += slotSpacing;
         slotsLeft--;
-        long offset = (long) (slotSpacing * ThreadLocalRandom.current().nextDouble());
-        return Duration.ofNanos(Math.max(MIN_SNOOZE_NANOS, slot - now + offset));
+        return Duration.ofNanos(Math.max(MIN_SNOOZE_NANOS, slot - now));
     }
 }

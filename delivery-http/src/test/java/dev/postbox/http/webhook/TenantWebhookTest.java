@@ -119,10 +119,10 @@ class TenantWebhookTest {
      * Tenant acme may send 4 webhooks a second (burst 2) over all its endpoints, which have no limit
      * of their own; three engines deliver. Acme's deliveries reach the receiver at most 4 + 2 in any
      * second and take at least as long as the bucket allows (the burst, then 4/s), and the limit is
-     * used: at least half of 4/s on average (2.62/s measured on the shared machine; 2.2/s when each
-     * process took slots of the line in blocks of five, which {@link PermitPoolLineTest} catches
-     * deterministically). Globex's deliveries (no tenant limit) are all delivered long before acme's
-     * are.
+     * used: at least 80 % of 4/s on average. (It was 2.2/s when each process took slots of the line in
+     * blocks of five, which {@link PermitPoolLineTest} catches deterministically, then 2.62/s while
+     * the bucket held one token for burst 2, which {@code RateLimitCapacityTest} pins.) Globex's
+     * deliveries (no tenant limit) are all delivered long before acme's are.
      */
     @Test
     void aTenantsWebhookRateHoldsAcrossThreeEnginesWhileAnotherTenantFlows() throws Exception {
@@ -184,7 +184,7 @@ class TenantWebhookTest {
                     .isGreaterThanOrEqualTo(0.95 * (each - 1 - 2) / 4.0);
             assertThat((each - 1) / acmeSpan)
                     .as("acme's mean rate, deliveries per second: the limit of 4/s is used")
-                    .isGreaterThanOrEqualTo(0.5 * 4);
+                    .isGreaterThanOrEqualTo(0.8 * 4);
             assertThat(globex.get(globex.size() - 1))
                     .as("globex is not held back by acme's limit")
                     .isLessThan(acme.get(acme.size() - 1) - 2_000_000_000L);

@@ -4,6 +4,8 @@ import dev.postbox.cron.DstGapPolicy;
 import dev.postbox.cron.MissedFirePolicy;
 import dev.postbox.cron.OverlapPolicy;
 import dev.postbox.cron.ScheduleDefinition;
+import dev.postbox.cron.ScheduleFire;
+import dev.postbox.cron.StoredSchedule;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -14,10 +16,15 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
-/** The SQL of {@code outbox_schedule}: every statement on that table lives here. */
+/**
+ * The SQL of {@code outbox_schedule}: every statement on that table lives here, and the read of the
+ * schedules' recent fires from the view {@code outbox_schedule_fire}.
+ */
 public final class ScheduleStore {
 
     private static final String DATABASE_NOW = "SELECT now() + ?::bigint * interval '1 millisecond'";
@@ -55,7 +62,19 @@ public final class ScheduleStore {
     private static final String SET_PAUSED =
             "UPDATE outbox_schedule SET paused = ?, updated_at = now() WHERE name = ? AND paused <> ?";
 
-    private static final String EXISTS = "SELECT EXISTS (SELECT 1 FROM outbox_schedule WHERE name = ?)";
+    private static final String EXISTS = "SELECT EXISTS (SELECT 1 FROM outbox_schedule WHERE name = ?";
+
+    /** Limits a statement on {@code outbox_schedule} to one tenant's rows (the default tenant: {@code ''}). */
+    private static final String OF_TENANT = " AND coalesce(tenant, '') = ?";
+
+    private static final String STORED = "SELECT name, cron, zone, kind, queue, paused, next_fire_at, last_fire_at,"
+            + " last_job_id, dst_gap_policy, missed_fire_policy, overlap_policy, tenant FROM outbox_schedule"
+            + " WHERE true";
+
+    /** The latest fires of each schedule: a window over the view's rows of every schedule, or of the one named. */
+    private static final String RECENT_FIRES = "SELECT schedule_name, fire_at, job_id, state, attempts, last_error,"
+            + " created_at, finished_at FROM (SELECT f.*, row_number() OVER (PARTITION BY schedule_name"
+            + " ORDER BY fire_at DESC, job_id DESC) AS rn FROM outbox_schedule_fire f) h WHERE rn <= ?";
 
     private static String prefixed(String table) {
         StringBuilder sb = new StringBuilder();
@@ -206,25 +225,129 @@ public final class ScheduleStore {
         }
     }
 
-    /** Pauses or resumes; returns false when the schedule does not exist or already had that state. */
-    public boolean setPaused(Connection c, String name, boolean paused) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(SET_PAUSED)) {
+    /**
+     * Pauses or resumes; returns false when the schedule does not exist (as one of the tenant's, when
+     * {@code tenantKey} is given) or already had that state.
+     *
+     * @param tenantKey the tenant's key ({@code ''} for the default tenant), or null for any tenant
+     */
+    public boolean setPaused(Connection c, String name, @Nullable String tenantKey, boolean paused)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(SET_PAUSED + (tenantKey != null ? OF_TENANT : ""))) {
             ps.setBoolean(1, paused);
             ps.setString(2, name);
             ps.setBoolean(3, paused);
+            if (tenantKey != null) {
+                ps.setString(4, tenantKey);
+            }
             return ps.executeUpdate() == 1;
         }
     }
 
-    /** Whether a schedule of that name is stored. */
-    public boolean exists(Connection c, String name) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(EXISTS)) {
+    /**
+     * Whether a schedule of that name is stored (as one of the tenant's, when {@code tenantKey} is
+     * given: {@code ''} for the default tenant).
+     */
+    public boolean exists(Connection c, String name, @Nullable String tenantKey) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(EXISTS + (tenantKey != null ? OF_TENANT : "") + ")")) {
             ps.setString(1, name);
+            if (tenantKey != null) {
+                ps.setString(2, tenantKey);
+            }
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return rs.getBoolean(1);
             }
         }
+    }
+
+    /**
+     * The stored schedules in name order, every one or the one named, each with its latest {@code
+     * historyLimit} fires, newest first (none when {@code historyLimit} is not positive).
+     *
+     * @param tenantKey only that tenant's schedules ({@code ''} for the default tenant); null for every
+     *     tenant's
+     */
+    public List<StoredSchedule> stored(
+            Connection c, @Nullable String name, @Nullable String tenantKey, int historyLimit) throws SQLException {
+        Map<String, List<ScheduleFire>> fires =
+                historyLimit > 0 ? recentFires(c, name, tenantKey, historyLimit) : Map.of();
+        List<StoredSchedule> schedules = new ArrayList<>();
+        String sql = STORED + (name != null ? " AND name = ?" : "") + (tenantKey != null ? OF_TENANT : "")
+                + " ORDER BY name";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            int i = 1;
+            if (name != null) {
+                ps.setString(i++, name);
+            }
+            if (tenantKey != null) {
+                ps.setString(i, tenantKey);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    String scheduleName = rs.getString(1);
+                    schedules.add(new StoredSchedule(
+                            scheduleName,
+                            rs.getString(2),
+                            rs.getString(3),
+                            rs.getString(4),
+                            rs.getString(5),
+                            rs.getBoolean(6),
+                            nullableInstant(rs, 7),
+                            nullableInstant(rs, 8),
+                            rs.getObject(9, Long.class),
+                            DstGapPolicy.valueOf(rs.getString(10)),
+                            MissedFirePolicy.valueOf(rs.getString(11)),
+                            OverlapPolicy.valueOf(rs.getString(12)),
+                            fires.getOrDefault(scheduleName, List.of()),
+                            rs.getString(13)));
+                }
+            }
+        }
+        return schedules;
+    }
+
+    private Map<String, List<ScheduleFire>> recentFires(
+            Connection c, @Nullable String name, @Nullable String tenantKey, int limit) throws SQLException {
+        Map<String, List<ScheduleFire>> fires = new HashMap<>();
+        String sql = RECENT_FIRES + (name != null ? " AND schedule_name = ?" : "")
+                + (tenantKey != null
+                        ? " AND schedule_name IN (SELECT name FROM outbox_schedule WHERE true" + OF_TENANT + ")"
+                        : "")
+                + " ORDER BY schedule_name, fire_at DESC, job_id DESC";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            int i = 1;
+            ps.setInt(i++, limit);
+            if (name != null) {
+                ps.setString(i++, name);
+            }
+            if (tenantKey != null) {
+                ps.setString(i, tenantKey);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    fires.computeIfAbsent(rs.getString(1), k -> new ArrayList<>())
+                            .add(new ScheduleFire(
+                                    instant(rs, 2),
+                                    rs.getLong(3),
+                                    rs.getString(4),
+                                    rs.getInt(5),
+                                    rs.getString(6),
+                                    instant(rs, 7),
+                                    nullableInstant(rs, 8)));
+                }
+            }
+        }
+        return fires;
+    }
+
+    private static Instant instant(ResultSet rs, int column) throws SQLException {
+        return rs.getObject(column, OffsetDateTime.class).toInstant();
+    }
+
+    private static @Nullable Instant nullableInstant(ResultSet rs, int column) throws SQLException {
+        OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
+        return t == null ? null : t.toInstant();
     }
 
     private static void setInstant(PreparedStatement ps, int index, @Nullable Instant instant) throws SQLException {

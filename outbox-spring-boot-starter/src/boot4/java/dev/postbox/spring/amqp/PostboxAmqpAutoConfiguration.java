@@ -5,6 +5,9 @@ import dev.postbox.Postbox;
 import dev.postbox.PostboxListener;
 import dev.postbox.amqp.AmqpDestination;
 import dev.postbox.amqp.AmqpRelay;
+import dev.postbox.spring.internal.BrokerDestinations;
+import dev.postbox.spring.internal.ConditionalOnRelayHealth;
+import dev.postbox.spring.internal.ConditionalOnRelayMetrics;
 import dev.postbox.spring.internal.RelayDestinationsCondition;
 import dev.postbox.spring.metrics.BrokerRelayMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -41,11 +44,25 @@ public final class PostboxAmqpAutoConfiguration {
                 .confirmTimeout(properties.getConfirmTimeout())
                 .queue(properties.getQueue())
                 .retryPolicy(properties.getRetry().toPolicy());
-        properties.getDestinations().forEach((name, d) -> {
-            AmqpDestination destination = AmqpDestination.of(name, d.getExchange(), d.getRoutingKey());
-            relay.destination(d.getMaxPerSecond() > 0 ? destination.withRateLimit(d.getMaxPerSecond()) : destination);
-        });
+        properties
+                .getDestinations()
+                .forEach((name, d) -> relay.destination(d.rateLimited(
+                        AmqpDestination.of(name, d.getExchange(), d.getRoutingKey()), AmqpDestination::withRateLimit)));
         return relay.build();
+    }
+
+    /**
+     * The relay's destinations, for the start-up check of {@code @Enqueue} and {@code @OutboxEvent}
+     * annotations that write its jobs (the relay bean's, also when the application defines the relay).
+     */
+    @Bean
+    BrokerDestinations postboxAmqpDestinations(AmqpRelay relay) {
+        return new BrokerDestinations(
+                "AMQP",
+                AmqpRelay.KIND,
+                "postbox.amqp.destinations",
+                "routing-key",
+                relay.destinations().keySet());
     }
 
     static ConnectionFactory connectionFactory(PostboxAmqpProperties properties) {
@@ -61,27 +78,22 @@ public final class PostboxAmqpAutoConfiguration {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(MeterRegistry.class)
-    @ConditionalOnBooleanProperty(name = "postbox.metrics.enabled", matchIfMissing = true)
+    @ConditionalOnRelayMetrics
     static class Metrics {
 
         /** Relay jobs by destination and outcome, from the engine's events. */
         @Bean
         PostboxListener postboxAmqpRelayMetrics(ObjectProvider<MeterRegistry> registry, AmqpRelay relay) {
-            MeterRegistry meters = registry.getIfUnique();
-            return meters == null
-                    ? PostboxListener.NO_OP
-                    : new BrokerRelayMetrics(
-                            meters, "amqp", AmqpRelay.KIND, relay.destinations().keySet());
+            return BrokerRelayMetrics.of(
+                    registry.getIfUnique(),
+                    "amqp",
+                    AmqpRelay.KIND,
+                    relay.destinations().keySet());
         }
     }
 
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(
-            name = {
-                "org.springframework.boot.health.contributor.HealthIndicator",
-                "org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator"
-            })
+    @ConditionalOnRelayHealth
     static class Health {
 
         @Bean

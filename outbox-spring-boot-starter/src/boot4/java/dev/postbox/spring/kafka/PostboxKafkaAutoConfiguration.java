@@ -5,6 +5,9 @@ import dev.postbox.PostboxListener;
 import dev.postbox.kafka.KafkaDestination;
 import dev.postbox.kafka.KafkaRelay;
 import dev.postbox.kafka.KafkaSendListener;
+import dev.postbox.spring.internal.BrokerDestinations;
+import dev.postbox.spring.internal.ConditionalOnRelayHealth;
+import dev.postbox.spring.internal.ConditionalOnRelayMetrics;
 import dev.postbox.spring.internal.RelayDestinationsCondition;
 import dev.postbox.spring.metrics.BrokerRelayMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -46,12 +49,26 @@ public final class PostboxKafkaAutoConfiguration {
                 .maxBatchSize(properties.getMaxBatchSize())
                 .queue(properties.getQueue())
                 .retryPolicy(properties.getRetry().toPolicy());
-        properties.getDestinations().forEach((name, d) -> {
-            KafkaDestination destination = KafkaDestination.of(name, d.getTopic());
-            relay.destination(d.getMaxPerSecond() > 0 ? destination.withRateLimit(d.getMaxPerSecond()) : destination);
-        });
+        properties
+                .getDestinations()
+                .forEach((name, d) -> relay.destination(
+                        d.rateLimited(KafkaDestination.of(name, d.getTopic()), KafkaDestination::withRateLimit)));
         listeners.ifUnique(relay::listener);
         return relay.build();
+    }
+
+    /**
+     * The relay's destinations, for the start-up check of {@code @Enqueue} and {@code @OutboxEvent}
+     * annotations that write its jobs (the relay bean's, also when the application defines the relay).
+     */
+    @Bean
+    BrokerDestinations postboxKafkaDestinations(KafkaRelay relay) {
+        return new BrokerDestinations(
+                "Kafka",
+                KafkaRelay.KIND,
+                "postbox.kafka.destinations",
+                "topic",
+                relay.destinations().keySet());
     }
 
     static Map<String, Object> clientConfig(PostboxKafkaProperties properties) {
@@ -63,8 +80,7 @@ public final class PostboxKafkaAutoConfiguration {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(MeterRegistry.class)
-    @ConditionalOnBooleanProperty(name = "postbox.metrics.enabled", matchIfMissing = true)
+    @ConditionalOnRelayMetrics
     static class Metrics {
 
         /** Record counts and acknowledgement times per destination, when a MeterRegistry is there. */
@@ -78,23 +94,16 @@ public final class PostboxKafkaAutoConfiguration {
         /** Relay jobs by destination and outcome, from the engine's events. */
         @Bean
         PostboxListener postboxKafkaRelayMetrics(ObjectProvider<MeterRegistry> registry, KafkaRelay relay) {
-            MeterRegistry meters = registry.getIfUnique();
-            return meters == null
-                    ? PostboxListener.NO_OP
-                    : new BrokerRelayMetrics(
-                            meters,
-                            "kafka",
-                            KafkaRelay.KIND,
-                            relay.destinations().keySet());
+            return BrokerRelayMetrics.of(
+                    registry.getIfUnique(),
+                    "kafka",
+                    KafkaRelay.KIND,
+                    relay.destinations().keySet());
         }
     }
 
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(
-            name = {
-                "org.springframework.boot.health.contributor.HealthIndicator",
-                "org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator"
-            })
+    @ConditionalOnRelayHealth
     static class Health {
 
         @Bean

@@ -4,6 +4,9 @@ import dev.postbox.Postbox;
 import dev.postbox.PostboxListener;
 import dev.postbox.nats.NatsDestination;
 import dev.postbox.nats.NatsRelay;
+import dev.postbox.spring.internal.BrokerDestinations;
+import dev.postbox.spring.internal.ConditionalOnRelayHealth;
+import dev.postbox.spring.internal.ConditionalOnRelayMetrics;
 import dev.postbox.spring.internal.RelayDestinationsCondition;
 import dev.postbox.spring.metrics.BrokerRelayMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -49,9 +52,23 @@ public final class PostboxNatsAutoConfiguration {
             NatsDestination destination = stream == null
                     ? NatsDestination.of(name, d.getSubject())
                     : NatsDestination.of(name, d.getSubject(), stream);
-            relay.destination(d.getMaxPerSecond() > 0 ? destination.withRateLimit(d.getMaxPerSecond()) : destination);
+            relay.destination(d.rateLimited(destination, NatsDestination::withRateLimit));
         });
         return relay.build();
+    }
+
+    /**
+     * The relay's destinations, for the start-up check of {@code @Enqueue} and {@code @OutboxEvent}
+     * annotations that write its jobs (the relay bean's, also when the application defines the relay).
+     */
+    @Bean
+    BrokerDestinations postboxNatsDestinations(NatsRelay relay) {
+        return new BrokerDestinations(
+                "NATS",
+                NatsRelay.KIND,
+                "postbox.nats.destinations",
+                "subject",
+                relay.destinations().keySet());
     }
 
     static Options options(PostboxNatsProperties properties, @Nullable Duration connectTimeout) {
@@ -68,27 +85,22 @@ public final class PostboxNatsAutoConfiguration {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(MeterRegistry.class)
-    @ConditionalOnBooleanProperty(name = "postbox.metrics.enabled", matchIfMissing = true)
+    @ConditionalOnRelayMetrics
     static class Metrics {
 
         /** Relay jobs by destination and outcome, from the engine's events. */
         @Bean
         PostboxListener postboxNatsRelayMetrics(ObjectProvider<MeterRegistry> registry, NatsRelay relay) {
-            MeterRegistry meters = registry.getIfUnique();
-            return meters == null
-                    ? PostboxListener.NO_OP
-                    : new BrokerRelayMetrics(
-                            meters, "nats", NatsRelay.KIND, relay.destinations().keySet());
+            return BrokerRelayMetrics.of(
+                    registry.getIfUnique(),
+                    "nats",
+                    NatsRelay.KIND,
+                    relay.destinations().keySet());
         }
     }
 
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(
-            name = {
-                "org.springframework.boot.health.contributor.HealthIndicator",
-                "org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator"
-            })
+    @ConditionalOnRelayHealth
     static class Health {
 
         @Bean

@@ -11,14 +11,18 @@ import org.springframework.beans.factory.FactoryBean;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfigurationPackages;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.util.ReflectionUtils;
 
 /**
  * After all singletons exist, checks the annotations on them so that mistakes fail the startup
  * rather than the first call: every {@code @OutboxHandler} method was registered with the engine
- * (a bean whose type was not visible from its definition would otherwise be missed), and every
- * {@code @Enqueue} annotation is valid (SpEL syntax, delay, a payload for void methods).
+ * (a bean whose type was not visible from its definition would otherwise be missed), every
+ * {@code @Enqueue} annotation is valid (SpEL syntax, delay, a payload for void methods), and, when a
+ * broker relay is configured, every {@code @Enqueue} and every {@code @OutboxEvent} type in the
+ * application's packages ({@code @SpringBootApplication}'s) that writes a job of the relay's kind
+ * names one of its destinations.
  */
 public final class AnnotatedBeanVerifier implements SmartInitializingSingleton {
 
@@ -65,6 +69,24 @@ public final class AnnotatedBeanVerifier implements SmartInitializingSingleton {
             if (interceptor != null) {
                 verifyEnqueueMethods(interceptor, name, bean, type);
             }
+        }
+        verifyOutboxEventDestinations();
+    }
+
+    /**
+     * Event classes are no beans: with a broker relay configured, the {@code @OutboxEvent} types of
+     * the application's packages are found by scanning (class files read, not loaded) and their
+     * destinations checked. Without a relay nothing is scanned.
+     */
+    private void verifyOutboxEventDestinations() {
+        BrokerDestinationCheck destinations = new BrokerDestinationCheck(beanFactory);
+        if (!destinations.anyRelay() || !AutoConfigurationPackages.has(beanFactory)) {
+            return;
+        }
+        for (OutboxEventTypes.Found event :
+                OutboxEventTypes.in(AutoConfigurationPackages.get(beanFactory), beanFactory.getBeanClassLoader())) {
+            destinations.check(
+                    OutboxEventBridge.where(event.kind(), event.typeName()), event.kind(), event.destination());
         }
     }
 

@@ -36,16 +36,26 @@ public final class EnqueueMethodInterceptor implements MethodInterceptor {
     private final SpelExpressionParser parser = new SpelExpressionParser();
     private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
     private final Map<MethodClassKey, EnqueueMethod> methods = new ConcurrentHashMap<>();
+    private final BrokerDestinationCheck destinations;
 
     public EnqueueMethodInterceptor(ObjectProvider<Postbox> postbox, BeanFactory beanFactory) {
         this.postbox = postbox;
         this.beanFactory = beanFactory;
+        this.destinations = new BrokerDestinationCheck(beanFactory);
     }
 
-    /** Parses and validates the annotations of a method; used at startup to fail early. */
+    /**
+     * Parses and validates the annotations of a method, a broker relay's destination included; used
+     * at startup to fail early.
+     */
     EnqueueMethod describe(Method method, @Nullable Class<?> targetClass) {
-        return methods.computeIfAbsent(
-                new MethodClassKey(method, targetClass), key -> EnqueueMethod.of(method, parser));
+        return methods.computeIfAbsent(new MethodClassKey(method, targetClass), key -> {
+            EnqueueMethod described = EnqueueMethod.of(method, parser);
+            for (JobTemplate template : described.templates()) {
+                destinations.check(template.where(), template.kind(), template.destination());
+            }
+            return described;
+        });
     }
 
     @Override

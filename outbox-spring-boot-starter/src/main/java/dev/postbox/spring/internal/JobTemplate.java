@@ -80,6 +80,17 @@ final class JobTemplate {
         return kind;
     }
 
+    /** The annotation and what it is on, for messages. */
+    String where() {
+        return where;
+    }
+
+    /** The destination the job names; null for none. */
+    @Nullable
+    String destination() {
+        return destination;
+    }
+
     boolean hasPayloadExpression() {
         return payload != null;
     }

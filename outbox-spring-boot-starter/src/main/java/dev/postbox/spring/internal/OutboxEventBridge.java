@@ -32,10 +32,12 @@ public final class OutboxEventBridge implements GenericApplicationListener {
     private final BeanFactory beanFactory;
     private final SpelExpressionParser parser = new SpelExpressionParser();
     private final Map<Class<?>, JobTemplate> templates = new ConcurrentHashMap<>();
+    private final BrokerDestinationCheck destinations;
 
     public OutboxEventBridge(ObjectProvider<Postbox> postbox, BeanFactory beanFactory) {
         this.postbox = postbox;
         this.beanFactory = beanFactory;
+        this.destinations = new BrokerDestinationCheck(beanFactory);
     }
 
     @Override
@@ -78,15 +80,20 @@ public final class OutboxEventBridge implements GenericApplicationListener {
         }
     }
 
-    /** Parses the annotation of an event class; fails with the class named when it is wrong. */
+    /**
+     * Parses the annotation of an event class; fails with the class named when it is wrong (a broker
+     * relay's destination included), before the first event of the class is written.
+     */
     JobTemplate template(Class<?> eventType) {
         OutboxEvent annotation = AnnotatedElementUtils.findMergedAnnotation(eventType, OutboxEvent.class);
         if (annotation == null) {
             throw new IllegalArgumentException(eventType.getName() + " is not annotated with @OutboxEvent");
         }
+        String where = where(annotation.kind(), eventType.getName());
+        destinations.check(where, annotation.kind(), annotation.destination());
         return new JobTemplate(
                 parser,
-                "@OutboxEvent(kind = \"" + annotation.kind() + "\") on " + eventType.getName(),
+                where,
                 annotation.kind(),
                 annotation.queue(),
                 annotation.destination(),
@@ -97,6 +104,11 @@ public final class OutboxEventBridge implements GenericApplicationListener {
                 "",
                 annotation.delay(),
                 annotation.priority());
+    }
+
+    /** How messages name an {@code @OutboxEvent} annotation on a type. */
+    static String where(String kind, String typeName) {
+        return "@OutboxEvent(kind = \"" + kind + "\") on " + typeName;
     }
 
     @Override

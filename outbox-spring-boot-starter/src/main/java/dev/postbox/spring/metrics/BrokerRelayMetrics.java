@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Micrometer metrics of one broker relay (Kafka, RabbitMQ or NATS), per destination, from the
@@ -38,6 +39,15 @@ public final class BrokerRelayMetrics implements PostboxListener {
         this.broker = broker;
         this.kind = kind;
         this.destinations = Set.copyOf(destinations);
+    }
+
+    /**
+     * A relay's metrics in {@code registry}, or {@link PostboxListener#NO_OP} when there is no registry
+     * (none, or not a unique one): what each relay's auto-configuration registers.
+     */
+    public static PostboxListener of(
+            @Nullable MeterRegistry registry, String broker, String kind, Set<String> destinations) {
+        return registry == null ? PostboxListener.NO_OP : new BrokerRelayMetrics(registry, broker, kind, destinations);
     }
 
     @Override

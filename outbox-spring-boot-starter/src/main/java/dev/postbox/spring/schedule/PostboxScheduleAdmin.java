@@ -1,51 +1,73 @@
 package dev.postbox.spring.schedule;
 
+import dev.postbox.cron.ScheduleFire;
 import dev.postbox.cron.ScheduleRegistry;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Timestamp;
+import dev.postbox.cron.StoredSchedule;
+import dev.postbox.cron.TenantSchedules;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reads and controls the stored schedules: their definition, pause state and next fire from {@code
- * outbox_schedule}, their recent fires with job ids and outcomes from the view {@code
- * outbox_schedule_fire}, and pause/resume through {@link ScheduleRegistry}. Used by the {@code
- * postbox} actuator endpoint; usable directly.
+ * Reads and controls the stored schedules for the {@code postbox} actuator endpoint and the console:
+ * their definition, pause state and next fire, their recent fires with job ids and outcomes, and
+ * pause/resume, all through the core's {@link ScheduleRegistry} (which holds the SQL). Usable
+ * directly.
  */
 public class PostboxScheduleAdmin {
 
-    private static final String SCHEDULES = "SELECT name, cron, zone, kind, queue, paused, next_fire_at, last_fire_at,"
-            + " last_job_id, dst_gap_policy, missed_fire_policy, overlap_policy, tenant FROM outbox_schedule";
-
-    private static final String HISTORY = "SELECT schedule_name, fire_at, job_id, state, attempts, last_error,"
-            + " created_at, finished_at FROM (SELECT f.*, row_number() OVER (PARTITION BY schedule_name"
-            + " ORDER BY fire_at DESC, job_id DESC) AS rn FROM outbox_schedule_fire f) h WHERE rn <= ?";
-
-    private final DataSource dataSource;
     private final ScheduleRegistry registry;
+    private final @Nullable TenantSchedules tenantSchedules;
 
-    public PostboxScheduleAdmin(DataSource dataSource, ScheduleRegistry registry) {
-        this.dataSource = dataSource;
+    /** The schedules the registry stores. */
+    public PostboxScheduleAdmin(ScheduleRegistry registry) {
+        this(registry, null);
+    }
+
+    private PostboxScheduleAdmin(ScheduleRegistry registry, @Nullable TenantSchedules tenantSchedules) {
         this.registry = registry;
+        this.tenantSchedules = tenantSchedules;
+    }
+
+    /**
+     * The schedules the registry stores.
+     *
+     * @param dataSource not used: the registry reads the schedules from its own data source
+     * @deprecated use {@link #PostboxScheduleAdmin(ScheduleRegistry)}
+     */
+    @Deprecated(forRemoval = true)
+    public PostboxScheduleAdmin(DataSource dataSource, ScheduleRegistry registry) {
+        this(registry);
+    }
+
+    /**
+     * The same operations limited to one tenant's schedules, through the core's {@link
+     * ScheduleRegistry#forTenant(String)}: another tenant's schedule is not found and no pause or
+     * resume reaches it.
+     *
+     * @param tenant the tenant id; null for the default tenant
+     * @throws IllegalArgumentException when {@code tenant} is not a valid tenant id
+     */
+    public PostboxScheduleAdmin forTenant(@Nullable String tenant) {
+        return new PostboxScheduleAdmin(
+                registry, tenant == null ? registry.forDefaultTenant() : registry.forTenant(tenant));
     }
 
     /** Every stored schedule by name, each with its latest {@code historyLimit} fires (newest first). */
     public List<ScheduleView> schedules(int historyLimit) {
-        return query(null, historyLimit);
+        List<StoredSchedule> stored =
+                tenantSchedules != null ? tenantSchedules.schedules(historyLimit) : registry.schedules(historyLimit);
+        return stored.stream().map(ScheduleView::of).toList();
     }
 
     /** One stored schedule with its latest {@code historyLimit} fires; empty when there is none. */
     public Optional<ScheduleView> schedule(String name, int historyLimit) {
-        return query(name, historyLimit).stream().findFirst();
+        Optional<StoredSchedule> stored = tenantSchedules != null
+                ? tenantSchedules.schedule(name, historyLimit)
+                : registry.schedule(name, historyLimit);
+        return stored.map(ScheduleView::of);
     }
 
     /**
@@ -55,7 +77,7 @@ public class PostboxScheduleAdmin {
      * @throws IllegalArgumentException when no schedule has that name
      */
     public boolean pause(String name) {
-        return registry.pause(name);
+        return tenantSchedules != null ? tenantSchedules.pause(name) : registry.pause(name);
     }
 
     /**
@@ -65,76 +87,12 @@ public class PostboxScheduleAdmin {
      * @throws IllegalArgumentException when no schedule has that name
      */
     public boolean resume(String name) {
-        return registry.resume(name);
-    }
-
-    private List<ScheduleView> query(@Nullable String name, int historyLimit) {
-        try (Connection c = dataSource.getConnection()) {
-            Map<String, List<FireView>> history = new HashMap<>();
-            if (historyLimit > 0) {
-                String sql = HISTORY + (name != null ? " AND schedule_name = ?" : "")
-                        + " ORDER BY schedule_name, fire_at DESC, job_id DESC";
-                try (PreparedStatement ps = c.prepareStatement(sql)) {
-                    ps.setInt(1, historyLimit);
-                    if (name != null) {
-                        ps.setString(2, name);
-                    }
-                    try (ResultSet rs = ps.executeQuery()) {
-                        while (rs.next()) {
-                            history.computeIfAbsent(rs.getString(1), k -> new ArrayList<>())
-                                    .add(new FireView(
-                                            instant(rs, 2),
-                                            rs.getLong(3),
-                                            rs.getString(4),
-                                            rs.getInt(5),
-                                            rs.getString(6),
-                                            instant(rs, 7),
-                                            instant(rs, 8)));
-                        }
-                    }
-                }
-            }
-            List<ScheduleView> schedules = new ArrayList<>();
-            String sql = SCHEDULES + (name != null ? " WHERE name = ?" : "") + " ORDER BY name";
-            try (PreparedStatement ps = c.prepareStatement(sql)) {
-                if (name != null) {
-                    ps.setString(1, name);
-                }
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        String scheduleName = rs.getString(1);
-                        Long lastJobId = rs.getObject(9, Long.class);
-                        schedules.add(new ScheduleView(
-                                scheduleName,
-                                rs.getString(2),
-                                rs.getString(3),
-                                rs.getString(4),
-                                rs.getString(5),
-                                rs.getBoolean(6),
-                                instant(rs, 7),
-                                instant(rs, 8),
-                                lastJobId,
-                                rs.getString(10),
-                                rs.getString(11),
-                                rs.getString(12),
-                                List.copyOf(history.getOrDefault(scheduleName, List.of())),
-                                rs.getString(13)));
-                    }
-                }
-            }
-            return schedules;
-        } catch (SQLException e) {
-            throw new IllegalStateException("Reading the Postbox schedules failed: " + e.getMessage(), e);
-        }
-    }
-
-    private static @Nullable Instant instant(ResultSet rs, int column) throws SQLException {
-        Timestamp t = rs.getTimestamp(column);
-        return t == null ? null : t.toInstant();
+        return tenantSchedules != null ? tenantSchedules.resume(name) : registry.resume(name);
     }
 
     /**
-     * A stored schedule.
+     * A stored schedule, as the endpoint shows it (the core's {@link StoredSchedule}, its policies by
+     * name).
      *
      * @param nextFireAt the next fire not yet materialised (null: never fires again)
      * @param lastFireAt the latest fire materialised as a job
@@ -156,7 +114,26 @@ public class PostboxScheduleAdmin {
             String missedFirePolicy,
             String overlapPolicy,
             List<FireView> recentFires,
-            @Nullable String tenant) {}
+            @Nullable String tenant) {
+
+        static ScheduleView of(StoredSchedule s) {
+            return new ScheduleView(
+                    s.name(),
+                    s.cron(),
+                    s.zone(),
+                    s.kind(),
+                    s.queue(),
+                    s.paused(),
+                    s.nextFireAt(),
+                    s.lastFireAt(),
+                    s.lastJobId(),
+                    s.dstGapPolicy().name(),
+                    s.missedFirePolicy().name(),
+                    s.overlapPolicy().name(),
+                    s.recentFires().stream().map(FireView::of).toList(),
+                    s.tenant());
+        }
+    }
 
     /**
      * One materialised fire and its job, wherever the job is now.
@@ -171,5 +148,11 @@ public class PostboxScheduleAdmin {
             int attempts,
             @Nullable String lastError,
             @Nullable Instant createdAt,
-            @Nullable Instant finishedAt) {}
+            @Nullable Instant finishedAt) {
+
+        static FireView of(ScheduleFire f) {
+            return new FireView(
+                    f.fireAt(), f.jobId(), f.state(), f.attempts(), f.lastError(), f.createdAt(), f.finishedAt());
+        }
+    }
 }

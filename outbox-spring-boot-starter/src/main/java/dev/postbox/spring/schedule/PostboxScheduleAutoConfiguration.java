@@ -93,8 +93,8 @@ public final class PostboxScheduleAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    PostboxScheduleAdmin postboxScheduleAdmin(PostboxDatabase database, ScheduleRegistry registry) {
-        return new PostboxScheduleAdmin(database.dataSource(), registry);
+    PostboxScheduleAdmin postboxScheduleAdmin(ScheduleRegistry registry) {
+        return new PostboxScheduleAdmin(registry);
     }
 
     /** Depends on the {@link Postbox} bean, which waits for every database initializer. */

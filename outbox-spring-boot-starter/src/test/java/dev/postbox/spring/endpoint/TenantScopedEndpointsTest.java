@@ -2,11 +2,17 @@ package dev.postbox.spring.endpoint;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
+import com.zaxxer.hikari.HikariDataSource;
+import dev.postbox.cron.ScheduleDefinition;
+import dev.postbox.cron.ScheduleRegistry;
+import dev.postbox.cron.StoredSchedule;
 import dev.postbox.spring.endpoint.WebhookEndpointAdmin.EnableView;
 import dev.postbox.spring.endpoint.WebhookEndpointAdmin.WebhookEndpointView;
 import dev.postbox.spring.schedule.PostboxScheduleAdmin;
 import dev.postbox.spring.schedule.PostboxScheduleAdmin.ScheduleView;
+import dev.postbox.testing.TestDatabase;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -116,77 +122,54 @@ class TenantScopedEndpointsTest {
                 .hasMessageContaining("tenant 'not a tenant' is not a valid tenant id");
     }
 
-    private static ScheduleView scheduleOf(String name, String tenant) {
-        return new ScheduleView(
-                name,
-                "0 0 * * * *",
-                "UTC",
-                "report",
-                "default",
-                false,
-                null,
-                null,
-                null,
-                "skip",
-                "fire-once",
-                "skip",
-                List.of(),
-                tenant);
-    }
-
-    /** Three schedules (acme's, globex's, the default tenant's); records the writes that reach them. */
-    private static final class Schedules extends PostboxScheduleAdmin {
-        final List<String> writes = new ArrayList<>();
-        final List<ScheduleView> all = List.of(
-                scheduleOf("acme-report", "acme"), scheduleOf("cleanup", null), scheduleOf("globex-report", "globex"));
-
-        Schedules() {
-            super(null, null);
-        }
-
-        @Override
-        public List<ScheduleView> schedules(int historyLimit) {
-            return all;
-        }
-
-        @Override
-        public Optional<ScheduleView> schedule(String name, int historyLimit) {
-            return all.stream().filter(s -> s.name().equals(name)).findFirst();
-        }
-
-        @Override
-        public boolean pause(String name) {
-            writes.add("pause " + name);
-            return true;
-        }
-
-        @Override
-        public boolean resume(String name) {
-            writes.add("resume " + name);
-            return true;
-        }
-    }
-
+    /**
+     * Three stored schedules (acme's, globex's, the default tenant's) on a real database: the
+     * endpoint scopes through the core's registry, whose statements carry the tenant.
+     */
     @Test
     void aTenantsScheduleRequestsSeeAndChangeOnlyItsOwnSchedules() {
-        Schedules admin = new Schedules();
-        PostboxSchedulesEndpoint schedules = new PostboxSchedulesEndpoint(admin, properties);
+        HikariDataSource database = TestDatabase.create();
+        try {
+            ScheduleRegistry registry = new ScheduleRegistry(database);
+            registry.register(List.of(
+                    schedule("acme-report", "acme"), schedule("cleanup", null), schedule("globex-report", "globex")));
+            PostboxSchedulesEndpoint schedules =
+                    new PostboxSchedulesEndpoint(new PostboxScheduleAdmin(registry), properties);
 
-        assertThat(schedules.schedules(0, "globex"))
-                .extracting(ScheduleView::name)
-                .containsExactly("globex-report");
-        assertThat(schedules.schedules(0, "(default)"))
-                .extracting(ScheduleView::name)
-                .containsExactly("cleanup");
-        assertThat(schedules.schedules(0, null)).hasSize(3);
+            assertThat(schedules.schedules(0, "globex"))
+                    .extracting(ScheduleView::name, ScheduleView::tenant)
+                    .containsExactly(tuple("globex-report", "globex"));
+            assertThat(schedules.schedules(0, "(default)"))
+                    .extracting(ScheduleView::name)
+                    .containsExactly("cleanup");
+            assertThat(schedules.schedules(0, null)).hasSize(3);
 
-        WebEndpointResponse<Map<String, Object>> refused = schedules.paused("acme-report", true, "globex", NONE);
-        assertThat(refused.getStatus()).isEqualTo(404);
-        assertThat(refused.getBody()).containsEntry("error", "tenant globex has no schedule 'acme-report'");
-        assertThat(schedules.paused("cleanup", true, "globex", NONE).getStatus())
-                .isEqualTo(404);
-        assertThat(schedules.paused("globex-report", true, "globex", NONE).getStatus())
-                .isEqualTo(200);
-        assertThat(admin.writes).containsExactly("pause globex-report");
+            WebEndpointResponse<Map<String, Object>> refused = schedules.paused("acme-report", true, "globex", NONE);
+            assertThat(refused.getStatus()).isEqualTo(404);
+            assertThat(refused.getBody()).containsEntry("error", "Tenant globex has no schedule named 'acme-report'");
+            assertThat(schedules.paused("cleanup", true, "globex", NONE).getStatus())
+                    .isEqualTo(404);
+            assertThat(schedules.paused("globex-report", true, "globex", NONE).getStatus())
+                    .isEqualTo(200);
+            assertThat(schedules.paused("cleanup", true, "(default)", NONE).getStatus())
+                    .isEqualTo(200);
+            assertThat(registry.schedules(0))
+                    .extracting(StoredSchedule::name, StoredSchedule::paused)
+                    .containsExactly(tuple("acme-report", false), tuple("cleanup", true), tuple("globex-report", true));
+            assertThat(schedules.paused("acme-report", true, null, NONE).getStatus())
+                    .isEqualTo(200);
+            assertThat(registry.schedule("acme-report", 0).orElseThrow().paused())
+                    .isTrue();
+        } finally {
+            TestDatabase.drop(database);
+        }
+    }
+
+    private static ScheduleDefinition schedule(String name, String tenant) {
+        return ScheduleDefinition.builder(name)
+                .cron("0 0 * * *")
+                .kind("report")
+                .tenant(tenant)
+                .build();
     }
 }

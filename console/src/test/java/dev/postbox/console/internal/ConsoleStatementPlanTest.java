@@ -17,11 +17,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * EXPLAIN of the console's statements at a moderate volume (300,000 archived jobs over seven days,
+ * EXPLAIN of the console's statements (its stores') at a moderate volume (300,000 archived jobs over seven days,
  * 30,000 dead letters, 10,000 live jobs, 20,000 failed deliveries): each reads through the index it
  * was written for, never a sequential scan of the archive or of the dead letters.
  */
-class ConsoleStorePlanTest {
+class ConsoleStatementPlanTest {
 
     private static HikariDataSource ds;
 
@@ -85,21 +85,21 @@ class ConsoleStorePlanTest {
 
     @Test
     void theLastHourReadsOnlyTheLastHour() throws Exception {
-        String plan = explain(ConsoleStore.LAST_HOUR_SQL);
+        String plan = explain(LastHourStore.LAST_HOUR);
         assertThat(plan).contains("finished_at_idx", "outbox_attempt_finished_idx", "outbox_dead_letter_dead_at_idx");
         noSeqScanOfTheBigTables(plan);
     }
 
     @Test
     void deadLetterGroupsOfOneKindComeFromTheGroupIndex() throws Exception {
-        String plan = explain(ConsoleStore.DEAD_GROUPS, null, null, "kind-3", "kind-3", 100);
+        String plan = explain(DeadLetterGroupStore.GROUPS, null, null, "kind-3", "kind-3", 100);
         assertThat(plan).contains("outbox_dead_letter_group_idx");
         noSeqScanOfTheBigTables(plan);
     }
 
     @Test
     void everyJobSearchUsesAnIndex() throws Exception {
-        ConsoleStore store = new ConsoleStore(ds);
+        JobSearchStore store = new JobSearchStore(new ConsoleDatabase(ds));
         Instant now = Instant.now();
         List<JobSearch> searches = new ArrayList<>();
         searches.add(new JobSearch(123L, null, null, null, null, null, now.minus(Duration.ofHours(1)), now));
@@ -108,7 +108,7 @@ class ConsoleStorePlanTest {
         searches.add(new JobSearch(null, null, "customer-1", null, null, null, now.minus(Duration.ofHours(6)), now));
         searches.add(new JobSearch(null, null, null, null, "q1", "dead", now.minus(Duration.ofHours(24)), now));
         for (JobSearch q : searches) {
-            ConsoleStore.Where w = store.searchStatement(q, 50);
+            JobSearchStore.Where w = store.searchStatement(q, 50);
             String plan = explain(w.sql(), w.params().toArray());
             assertThat(plan).as(q.toString()).contains("Index");
             noSeqScanOfTheBigTables(plan);
@@ -118,10 +118,10 @@ class ConsoleStorePlanTest {
     @Test
     void endpointStatisticsAndErrorsUseTheEndpointIndex() throws Exception {
         String[] endpoints = {"ep-1", "ep-2"};
-        String stats = explain(ConsoleStore.ENDPOINT_STATS, endpoints, endpoints, endpoints, endpoints);
+        String stats = explain(EndpointStatsStore.ENDPOINT_STATS, endpoints, endpoints, endpoints, endpoints);
         assertThat(stats).contains("outbox_attempt_endpoint_idx", "finished_at_idx");
         noSeqScanOfTheBigTables(stats);
-        String errors = explain(ConsoleStore.ENDPOINT_ERRORS, "ep-1", 10);
+        String errors = explain(EndpointStatsStore.ENDPOINT_ERRORS, "ep-1", 10);
         assertThat(errors).contains("outbox_attempt_endpoint_idx");
         noSeqScanOfTheBigTables(errors);
     }
@@ -129,7 +129,7 @@ class ConsoleStorePlanTest {
     @Test
     void recentFiresUseTheFireKeyIndexes() throws Exception {
         String plan = explain(
-                ConsoleStore.RECENT_FIRES,
+                ScheduleFireStore.RECENT_FIRES,
                 "nightly@",
                 "nightlyA",
                 8,
