@@ -1,6 +1,5 @@
 package dev.postbox;
 
-import dev.postbox.internal.Require;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -1,6 +1,5 @@
 package dev.postbox;
 
-import dev.postbox.internal.Require;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;

@@ -17,7 +17,6 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.postbox.internal.JsonFailures;
-import dev.postbox.internal.Require;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 

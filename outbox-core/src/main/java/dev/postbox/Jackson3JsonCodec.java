@@ -1,7 +1,6 @@
 package dev.postbox;
 
 import dev.postbox.internal.JsonFailures;
-import dev.postbox.internal.Require;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;

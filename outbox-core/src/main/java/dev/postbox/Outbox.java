@@ -1,7 +1,6 @@
 package dev.postbox;
 
 import dev.postbox.internal.JobWriter;
-import dev.postbox.internal.Require;
 import dev.postbox.internal.WakeUps;
 import java.sql.Connection;
 import java.sql.SQLException;

@@ -1,6 +1,5 @@
 package dev.postbox;
 
-import dev.postbox.internal.Require;
 import dev.postbox.internal.Transactions;
 import java.sql.Connection;
 import java.sql.SQLException;

@@ -4,7 +4,6 @@ import dev.postbox.internal.AdminStore;
 import dev.postbox.internal.Engine;
 import dev.postbox.internal.JobStore;
 import dev.postbox.internal.JobWriter;
-import dev.postbox.internal.Require;
 import dev.postbox.internal.RetryPolicies;
 import dev.postbox.internal.SharedRateLimits;
 import dev.postbox.internal.WakeUps;

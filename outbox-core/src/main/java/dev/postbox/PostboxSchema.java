@@ -1,7 +1,6 @@
 package dev.postbox;
 
 import dev.postbox.internal.QualifyingDataSource;
-import dev.postbox.internal.Require;
 import dev.postbox.internal.SchemaQualifier;
 import java.sql.Connection;
 import java.util.Locale;

@@ -1,6 +1,5 @@
 package dev.postbox;
 
-import dev.postbox.internal.Require;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.LinkedHashMap;

@@ -1,6 +1,5 @@
 package dev.postbox;
 
-import dev.postbox.internal.Require;
 import java.sql.Connection;
 import java.util.Set;
 import java.util.TreeSet;

@@ -1,6 +1,5 @@
 package dev.postbox;
 
-import dev.postbox.internal.Require;
 import java.time.Duration;
 import java.util.random.RandomGenerator;
 

@@ -2,7 +2,6 @@ package dev.postbox;
 
 import dev.postbox.internal.AdvisoryLocks;
 import dev.postbox.internal.ArchivePartitions;
-import dev.postbox.internal.Require;
 import dev.postbox.internal.SchemaQualifier;
 import dev.postbox.internal.Transactions;
 import java.io.IOException;

@@ -1,6 +1,5 @@
 package dev.postbox;
 
-import dev.postbox.internal.Require;
 import dev.postbox.internal.SchemaQualifier;
 import dev.postbox.internal.Transactions;
 import java.sql.Array;

@@ -1,7 +1,6 @@
 package dev.postbox;
 
 import dev.postbox.internal.AdminStore;
-import dev.postbox.internal.Require;
 import java.util.List;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;

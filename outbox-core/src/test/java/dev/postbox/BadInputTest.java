@@ -84,6 +84,12 @@ class BadInputTest extends DatabaseTest {
                 .hasMessageContainingAll("kind is 3000 characters long", "200 allowed");
         assertThatThrownBy(() -> JobRequest.builder("work")
                         .payload(Map.of())
+                        .fireKey(tooLong)
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContainingAll("fireKey is 3000 characters long", "500 allowed");
+        assertThatThrownBy(() -> JobRequest.builder("work")
+                        .payload(Map.of())
                         .idempotencyKey("a\r\nb")
                         .build())
                 .isInstanceOf(IllegalArgumentException.class)
@@ -93,6 +99,17 @@ class BadInputTest extends DatabaseTest {
                         .orderingKey("a\0b")
                         .build())
                 .hasMessageContainingAll("orderingKey", "U+0000");
+        assertThatThrownBy(() -> JobRequest.builder("work")
+                        .payload(Map.of())
+                        .fireKey("2026-12-01T10:00\n")
+                        .build())
+                .hasMessageContainingAll("fireKey", "U+000A");
+        assertThatThrownBy(() -> JobRequest.of("wo\rrk", Map.of())).hasMessageContainingAll("kind", "U+000D");
+        assertThatThrownBy(() -> JobRequest.builder("work")
+                        .payload(Map.of())
+                        .queue("ma\u0000il")
+                        .build())
+                .hasMessageContainingAll("queue", "U+0000");
     }
 
     /** The maxima fit the indexes: the longest keys and names, in 3-byte characters, are stored and run. */

@@ -75,9 +75,13 @@ class ChaosTest {
     void aCompletionThatIgnoresTheLeaseTokenIsCaught() throws Exception {
         ChaosResult r = faultControls();
         assertCaught(r, Control.UNFENCED_COMPLETION);
-        // Nothing but SIGSTOP zombies in this run: the duplicates come from stale tokens.
+        // Nothing but SIGSTOP zombies in this run: the duplicates come from stale tokens, every one of
+        // them applied (at least once) by an incarnation that had been stopped.
         assertThat(r.count("workerKills") + r.count("connectionKillRounds")).isZero();
         assertThat(r.count("duplicatedKeysWithAZombieApplication")).isPositive();
+        assertThat(r.count("duplicatedKeysWithAZombieApplication"))
+                .as("duplicated local keys without a zombie's application")
+                .isEqualTo(r.count("duplicatedLocalKeys"));
     }
 
     @Test

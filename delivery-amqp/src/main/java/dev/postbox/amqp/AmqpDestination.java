@@ -1,7 +1,7 @@
 package dev.postbox.amqp;
 
-import dev.postbox.amqp.internal.Require;
-import java.util.regex.Pattern;
+import dev.postbox.RelayDestination;
+import dev.postbox.Require;
 
 /**
  * Where messages of one destination name go: an exchange and a routing key. Jobs name the
@@ -15,27 +15,20 @@ import java.util.regex.Pattern;
  *     second (a token bucket shared through the database, with a burst of one second's worth); 0 for
  *     no limit. Messages over it wait: their jobs are snoozed, no attempt spent, no worker held
  */
-public record AmqpDestination(String name, String exchange, String routingKey, int maxPerSecond) {
-
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
+public record AmqpDestination(String name, String exchange, String routingKey, int maxPerSecond)
+        implements RelayDestination {
 
     public AmqpDestination {
         Require.notNull(name, "destination name");
         Require.notNull(exchange, "exchange of destination '" + name + "' (\"\" is the default exchange)");
         Require.notNull(routingKey, "routing key of destination '" + name + "'");
-        if (!NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException("destination name '" + name + "' is not valid: use 1-100 letters,"
-                    + " digits, '.', '_' or '-', starting with a letter or digit");
-        }
+        RelayDestination.checkName(name);
         // AMQP 0-9-1 short strings: at most 255 bytes.
         if (exchange.length() > 255 || routingKey.length() > 255) {
             throw new IllegalArgumentException(
                     "exchange and routing key of destination '" + name + "' must be at most 255 characters");
         }
-        if (maxPerSecond < 0) {
-            throw new IllegalArgumentException("maxPerSecond of destination '" + name
-                    + "' may not be negative (0 means no limit), got " + maxPerSecond);
-        }
+        RelayDestination.checkMaxPerSecond(name, maxPerSecond);
     }
 
     /** A destination publishing to {@code exchange} with {@code routingKey}. */
@@ -53,10 +46,7 @@ public record AmqpDestination(String name, String exchange, String routingKey, i
      * together.
      */
     public AmqpDestination withRateLimit(int maxPerSecond) {
-        if (maxPerSecond < 1) {
-            throw new IllegalArgumentException(
-                    "rate limit of destination '" + name + "' must be at least 1 per second, got " + maxPerSecond);
-        }
+        RelayDestination.checkRateLimit(name, maxPerSecond);
         return new AmqpDestination(name, exchange, routingKey, maxPerSecond);
     }
 }

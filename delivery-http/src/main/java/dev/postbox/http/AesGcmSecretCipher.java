@@ -1,6 +1,6 @@
 package dev.postbox.http;
 
-import dev.postbox.http.internal.Require;
+import dev.postbox.Require;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;

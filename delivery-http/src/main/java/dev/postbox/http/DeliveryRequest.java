@@ -1,7 +1,7 @@
 package dev.postbox.http;
 
+import dev.postbox.Require;
 import dev.postbox.http.internal.HeaderRules;
-import dev.postbox.http.internal.Require;
 import dev.postbox.http.signing.WebhookSigner;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;

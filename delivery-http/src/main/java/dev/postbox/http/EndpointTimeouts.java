@@ -1,6 +1,6 @@
 package dev.postbox.http;
 
-import dev.postbox.http.internal.Require;
+import dev.postbox.Require;
 import java.time.Duration;
 
 /**

@@ -1,11 +1,11 @@
 package dev.postbox.http;
 
+import dev.postbox.Require;
 import dev.postbox.http.internal.CallTrace;
 import dev.postbox.http.internal.CappedBody;
 import dev.postbox.http.internal.IoFailures;
 import dev.postbox.http.internal.PerCallTimeouts;
 import dev.postbox.http.internal.PostboxVersion;
-import dev.postbox.http.internal.Require;
 import dev.postbox.http.internal.SendDeadlineCheck;
 import dev.postbox.http.internal.SsrfRefusal;
 import dev.postbox.http.signing.WebhookVerifier;

@@ -1,23 +1,18 @@
 package dev.postbox.kafka;
 
 import dev.postbox.BatchHandlerRegistration;
-import dev.postbox.EnqueueResult;
+import dev.postbox.BrokerRelay;
 import dev.postbox.HandlerRegistration;
-import dev.postbox.JobRequest;
-import dev.postbox.Outbox;
 import dev.postbox.Postbox;
-import dev.postbox.PostboxModule;
-import dev.postbox.RelayOutbox;
+import dev.postbox.RateLimits;
+import dev.postbox.Require;
 import dev.postbox.RetryPolicy;
 import dev.postbox.kafka.internal.KafkaBatchSender;
 import dev.postbox.kafka.internal.RelayProducer;
-import dev.postbox.kafka.internal.Require;
-import java.sql.Connection;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Relays jobs to Kafka. A message is a job ({@link #message}) written with the business change in
@@ -49,7 +44,7 @@ import org.jspecify.annotations.Nullable;
  * shared by every process through the database, so the limit holds across the cluster. Records over
  * it are snoozed to their slot of the limit's line, without spending an attempt.
  */
-public final class KafkaRelay implements PostboxModule, AutoCloseable {
+public final class KafkaRelay extends BrokerRelay<KafkaDestination> {
 
     /** The job kind of relay messages. */
     public static final String KIND = "postbox.kafka";
@@ -67,21 +62,14 @@ public final class KafkaRelay implements PostboxModule, AutoCloseable {
     /** The default largest batch of jobs sent together. */
     public static final int DEFAULT_MAX_BATCH_SIZE = 500;
 
-    private final Map<String, KafkaDestination> destinations;
     private final RelayProducer producer;
     private final KafkaBatchSender sender;
-    private final RetryPolicy retryPolicy;
-    private final String queue;
     private final int maxBatchSize;
-    private final RelayOutbox emitting;
 
     private KafkaRelay(Builder b) {
-        this.destinations = Map.copyOf(b.destinations);
+        super(KIND, b);
         this.producer = new RelayProducer(b.producerConfig, b.sendTimeout);
-        this.sender = new KafkaBatchSender(destinations, producer, b.sendTimeout, b.listener);
-        this.retryPolicy = b.retryPolicy;
-        this.queue = b.queue;
-        this.emitting = new RelayOutbox("Kafka", KIND, b.queue, destinations.keySet());
+        this.sender = new KafkaBatchSender(destinations(), producer, b.sendTimeout, b.listener);
         this.maxBatchSize = b.maxBatchSize;
     }
 
@@ -95,42 +83,6 @@ public final class KafkaRelay implements PostboxModule, AutoCloseable {
     }
 
     /**
-     * A job that sends {@code payload} (as JSON) to a destination; enqueue it in the business
-     * transaction.
-     *
-     * @param key the idempotency key: also the {@code postbox-key} header every attempt carries;
-     *     null for one generated per job
-     * @throws IllegalArgumentException if the destination is not configured
-     */
-    public JobRequest message(String destination, Object payload, @Nullable String key) {
-        return messageBuilder(destination, payload, key).build();
-    }
-
-    /** Like {@link #message}, as a builder: its ordering key becomes the record key. */
-    public JobRequest.Builder messageBuilder(String destination, Object payload, @Nullable String key) {
-        return emitting.messageBuilder(destination, payload, key);
-    }
-
-    /**
-     * Writes a message to a destination in the current Spring transaction (the outbox's {@link
-     * Outbox#enqueue(JobRequest)}); it is sent if and only if the transaction commits. Sending twice
-     * with one key yields one job. For an ordering key (the record key), enqueue a {@link
-     * #messageBuilder} instead.
-     *
-     * @param key the idempotency key and {@code postbox-key} header; null for one generated per job
-     * @throws IllegalArgumentException if the destination is not configured
-     * @throws IllegalStateException if the relay is not installed in an engine yet
-     */
-    public EnqueueResult send(String destination, Object payload, @Nullable String key) {
-        return emitting.send(message(destination, payload, key));
-    }
-
-    /** Like {@link #send(String, Object, String)}, in the transaction of {@code connection}. */
-    public EnqueueResult send(Connection connection, String destination, Object payload, @Nullable String key) {
-        return emitting.send(connection, message(destination, payload, key));
-    }
-
-    /**
      * The registration of the relay's batch handler, with its batch size and retry policy. Register
      * the relay with {@link Postbox.Builder#module} rather than this alone: rate limits and {@link
      * #send} need the relay installed.
@@ -138,7 +90,7 @@ public final class KafkaRelay implements PostboxModule, AutoCloseable {
     public BatchHandlerRegistration registration() {
         return BatchHandlerRegistration.of(KIND, sender)
                 .maxBatchSize(maxBatchSize)
-                .retryPolicy(retryPolicy);
+                .retryPolicy(retryPolicy());
     }
 
     /** None: the relay sends with a batch handler ({@link #batchHandlers()}). */
@@ -153,26 +105,19 @@ public final class KafkaRelay implements PostboxModule, AutoCloseable {
         return List.of(registration());
     }
 
-    /** Binds the relay to its engine: its outbox for {@link #send}, its shared buckets for rate limits. */
     @Override
-    public void install(Context context) {
-        sender.install(context.rateLimits());
-        emitting.install(context.outbox());
+    protected void installRateLimits(RateLimits rateLimits) {
+        sender.install(rateLimits);
     }
 
     /**
      * Adds the relay to the engine builder as a module and returns it.
      *
-     * @deprecated the relay is a {@link PostboxModule}: use {@code Postbox.Builder.module(relay)}
+     * @deprecated the relay is a {@link dev.postbox.PostboxModule}: use {@code Postbox.Builder.module(relay)}
      */
     @Deprecated(forRemoval = true)
     public Postbox.Builder installInto(Postbox.Builder builder) {
         return builder.module(this);
-    }
-
-    /** The configured destinations, by name. */
-    public Map<String, KafkaDestination> destinations() {
-        return destinations;
     }
 
     /**
@@ -186,28 +131,16 @@ public final class KafkaRelay implements PostboxModule, AutoCloseable {
     }
 
     /** Builds a {@link KafkaRelay}; every setter validates its argument. */
-    public static final class Builder {
+    public static final class Builder extends BrokerRelay.Builder<KafkaDestination, Builder> {
         private final Map<String, Object> producerConfig;
-        private final Map<String, KafkaDestination> destinations = new LinkedHashMap<>();
         private Duration sendTimeout = DEFAULT_SEND_TIMEOUT;
-        private RetryPolicy retryPolicy = DEFAULT_RETRY_POLICY;
-        private String queue = JobRequest.DEFAULT_QUEUE;
         private int maxBatchSize = DEFAULT_MAX_BATCH_SIZE;
         private KafkaSendListener listener = KafkaSendListener.NONE;
 
         private Builder(Map<String, ?> producerConfig) {
+            super("Kafka", "a Kafka relay", DEFAULT_RETRY_POLICY);
             Require.notNull(producerConfig, "producerConfig");
             this.producerConfig = new LinkedHashMap<>(producerConfig);
-        }
-
-        /** Adds a destination; names are unique. */
-        public Builder destination(KafkaDestination destination) {
-            Require.notNull(destination, "destination");
-            if (destinations.putIfAbsent(destination.name(), destination) != null) {
-                throw new IllegalArgumentException(
-                        "Kafka destination '" + destination.name() + "' is configured twice");
-            }
-            return this;
         }
 
         /**
@@ -221,18 +154,6 @@ public final class KafkaRelay implements PostboxModule, AutoCloseable {
                 throw new IllegalArgumentException("sendTimeout must be from 1 s to 1 h, got " + sendTimeout);
             }
             this.sendTimeout = sendTimeout;
-            return this;
-        }
-
-        /** Retries of failed sends. Default {@link #DEFAULT_RETRY_POLICY}. */
-        public Builder retryPolicy(RetryPolicy retryPolicy) {
-            this.retryPolicy = Require.notNull(retryPolicy, "retryPolicy");
-            return this;
-        }
-
-        /** The queue relay jobs are enqueued on. Default {@value JobRequest#DEFAULT_QUEUE}. */
-        public Builder queue(String queue) {
-            this.queue = Require.notBlank(queue, "queue");
             return this;
         }
 
@@ -257,9 +178,6 @@ public final class KafkaRelay implements PostboxModule, AutoCloseable {
          * @throws IllegalArgumentException if the producer settings contradict the relay's
          */
         public KafkaRelay build() {
-            if (destinations.isEmpty()) {
-                throw new IllegalStateException("a Kafka relay needs at least one destination");
-            }
             return new KafkaRelay(this);
         }
     }

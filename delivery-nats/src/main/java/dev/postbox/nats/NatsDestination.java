@@ -1,6 +1,7 @@
 package dev.postbox.nats;
 
-import dev.postbox.nats.internal.Require;
+import dev.postbox.RelayDestination;
+import dev.postbox.Require;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
@@ -18,26 +19,19 @@ import org.jspecify.annotations.Nullable;
  *     no limit. Messages over it wait: their jobs are snoozed, no attempt spent, no worker held
  */
 public record NatsDestination(
-        String name, String subject, @Nullable String expectedStream, int maxPerSecond) {
+        String name, String subject, @Nullable String expectedStream, int maxPerSecond) implements RelayDestination {
 
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
     private static final Pattern SUBJECT = Pattern.compile("[^\\s*>.]+(\\.[^\\s*>.]+)*");
 
     public NatsDestination {
         Require.notNull(name, "destination name");
         Require.notNull(subject, "subject of destination '" + name + "'");
-        if (!NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException("destination name '" + name + "' is not valid: use 1-100 letters,"
-                    + " digits, '.', '_' or '-', starting with a letter or digit");
-        }
+        RelayDestination.checkName(name);
         if (!SUBJECT.matcher(subject).matches()) {
             throw new IllegalArgumentException("subject '" + subject + "' of destination '" + name + "' is not valid:"
                     + " dot-separated tokens without spaces and without the wildcards '*' and '>'");
         }
-        if (maxPerSecond < 0) {
-            throw new IllegalArgumentException("maxPerSecond of destination '" + name
-                    + "' may not be negative (0 means no limit), got " + maxPerSecond);
-        }
+        RelayDestination.checkMaxPerSecond(name, maxPerSecond);
     }
 
     /** A destination publishing to {@code subject}, stored by whichever stream captures it. */
@@ -55,10 +49,7 @@ public record NatsDestination(
      * together.
      */
     public NatsDestination withRateLimit(int maxPerSecond) {
-        if (maxPerSecond < 1) {
-            throw new IllegalArgumentException(
-                    "rate limit of destination '" + name + "' must be at least 1 per second, got " + maxPerSecond);
-        }
+        RelayDestination.checkRateLimit(name, maxPerSecond);
         return new NatsDestination(name, subject, expectedStream, maxPerSecond);
     }
 }

@@ -1,8 +1,8 @@
 package dev.postbox.cron;
 
+import dev.postbox.Require;
 import dev.postbox.TenantId;
 import dev.postbox.cron.internal.ScheduleStore;
-import dev.postbox.internal.Require;
 import dev.postbox.internal.Transactions;
 import java.sql.Connection;
 import java.sql.SQLException;

@@ -2,6 +2,7 @@ package dev.postbox.internal;
 
 import dev.postbox.Job;
 import dev.postbox.JobBatch;
+import dev.postbox.Require;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,7 @@
 package dev.postbox.internal;
 
 import dev.postbox.PostboxSchema;
+import dev.postbox.Require;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;

@@ -1,6 +1,7 @@
 package dev.postbox.internal;
 
 import dev.postbox.RateLimits;
+import dev.postbox.Require;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

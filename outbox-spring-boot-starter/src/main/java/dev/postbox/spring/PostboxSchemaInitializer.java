@@ -6,6 +6,7 @@ import dev.postbox.SchemaVerifier;
 import dev.postbox.spring.internal.BuiltInSchemaMigrator;
 import dev.postbox.spring.internal.EmbeddedDatabases;
 import dev.postbox.spring.internal.SchemaMigrator;
+import dev.postbox.spring.internal.StartupRetry;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Predicate;
@@ -66,13 +67,22 @@ public class PostboxSchemaInitializer implements InitializingBean {
 
     /**
      * Checks the database, applies missing migrations if the mode asks for it, and fails when tables
-     * are still missing; returns the versions applied.
+     * are still missing; returns the versions applied. A connection lost on the way (the server
+     * restarting, a connection cut) is retried a few times ({@link StartupRetry}); the installers are
+     * safe to run again.
      */
     public List<Integer> initialize() {
+        return StartupRetry.call("schema check", this::initializeOnce);
+    }
+
+    private List<Integer> initializeOnce() {
         SchemaVerifier verifier = new SchemaVerifier(dataSource);
         try {
             verifier.requireSupportedDatabase();
         } catch (IllegalStateException e) {
+            if (StartupRetry.connectionLost(e)) {
+                throw e;
+            }
             // The whole message is kept; the check's own stack says nothing more.
             throw new IllegalStateException(e.getMessage() + " With several DataSources, name Postbox's with"
                     + " postbox.datasource or @PostboxDataSource; in a test profile, use PostgreSQL (embedded, or"

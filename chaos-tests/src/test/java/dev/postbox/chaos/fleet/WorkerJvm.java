@@ -1,5 +1,6 @@
 package dev.postbox.chaos.fleet;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -89,8 +90,19 @@ public final class WorkerJvm {
         return cmd;
     }
 
+    /**
+     * The archive's file, named after the JVM, the class path and each entry's size and modification
+     * time: a jar installed again under the same path (a rebuild between two runs) makes the JVM refuse
+     * the old archive, and with {@code -Xshare:auto} it would do so silently, starting every worker
+     * without it (about twice the CPU per start).
+     */
     private Path archivePath(Path dir) {
-        String id = Integer.toHexString((System.getProperty("java.home") + classPath).hashCode());
+        StringBuilder key = new StringBuilder(System.getProperty("java.home")).append(classPath);
+        for (String entry : classPath.split(File.pathSeparator)) {
+            File f = new File(entry);
+            key.append('|').append(f.length()).append('@').append(f.lastModified());
+        }
+        String id = Integer.toHexString(key.toString().hashCode());
         return dir.resolve("chaos-worker-" + id + ".jsa").toAbsolutePath();
     }
 

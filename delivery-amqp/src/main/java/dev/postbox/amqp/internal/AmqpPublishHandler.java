@@ -5,6 +5,7 @@ import dev.postbox.Job;
 import dev.postbox.JobOutcome;
 import dev.postbox.OutcomeHandler;
 import dev.postbox.RateLimits;
+import dev.postbox.RelayDestination;
 import dev.postbox.RelayMessage;
 import dev.postbox.amqp.AmqpDestination;
 import java.util.Date;
@@ -31,13 +32,7 @@ public final class AmqpPublishHandler implements OutcomeHandler {
 
     /** Creates (or reconfigures) the shared bucket of each rate-limited destination. */
     public void install(RateLimits limits) {
-        Map<String, RateLimits.Bucket> created = new HashMap<>();
-        for (AmqpDestination d : destinations.values()) {
-            if (d.maxPerSecond() > 0) {
-                created.put(d.name(), limits.bucket("amqp:" + d.name(), d.maxPerSecond(), d.maxPerSecond()));
-            }
-        }
-        buckets = Map.copyOf(created);
+        buckets = RelayDestination.buckets(limits, "amqp", destinations.values());
     }
 
     @Override

@@ -1,7 +1,7 @@
 package dev.postbox.http.inbox;
 
 import dev.postbox.PostboxSchema;
-import dev.postbox.http.internal.Require;
+import dev.postbox.Require;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;

@@ -1,6 +1,6 @@
 package dev.postbox.http.inbox;
 
-import dev.postbox.http.internal.Require;
+import dev.postbox.Require;
 import dev.postbox.http.signing.VerifiedWebhook;
 import dev.postbox.http.signing.WebhookSecret;
 import dev.postbox.http.signing.WebhookVerificationException;

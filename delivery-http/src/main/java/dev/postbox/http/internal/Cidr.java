@@ -1,5 +1,6 @@
 package dev.postbox.http.internal;
 
+import dev.postbox.Require;
 import java.net.InetAddress;
 import java.util.Arrays;
 import java.util.Optional;

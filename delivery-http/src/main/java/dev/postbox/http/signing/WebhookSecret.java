@@ -1,6 +1,6 @@
 package dev.postbox.http.signing;
 
-import dev.postbox.http.internal.Require;
+import dev.postbox.Require;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.Arrays;

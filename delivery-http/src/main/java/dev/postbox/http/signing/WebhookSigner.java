@@ -1,7 +1,7 @@
 package dev.postbox.http.signing;
 
+import dev.postbox.Require;
 import dev.postbox.http.internal.HmacSha256;
-import dev.postbox.http.internal.Require;
 import java.util.Base64;
 import java.util.List;
 

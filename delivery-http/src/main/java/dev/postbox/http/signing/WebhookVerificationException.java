@@ -1,6 +1,6 @@
 package dev.postbox.http.signing;
 
-import dev.postbox.http.internal.Require;
+import dev.postbox.Require;
 
 /**
  * Thrown by {@link WebhookVerifier} when an incoming webhook must be rejected. The {@link #reason()}

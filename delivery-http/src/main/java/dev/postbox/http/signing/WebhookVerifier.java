@@ -1,7 +1,7 @@
 package dev.postbox.http.signing;
 
+import dev.postbox.Require;
 import dev.postbox.http.internal.HmacSha256;
-import dev.postbox.http.internal.Require;
 import dev.postbox.http.signing.WebhookVerificationException.Reason;
 import java.security.MessageDigest;
 import java.time.Clock;

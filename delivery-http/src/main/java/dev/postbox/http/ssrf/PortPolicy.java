@@ -1,6 +1,6 @@
 package dev.postbox.http.ssrf;
 
-import dev.postbox.http.internal.Require;
+import dev.postbox.Require;
 import java.util.BitSet;
 import java.util.Collection;
 import java.util.List;

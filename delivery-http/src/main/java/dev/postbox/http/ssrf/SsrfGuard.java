@@ -1,12 +1,12 @@
 package dev.postbox.http.ssrf;
 
+import dev.postbox.Require;
 import dev.postbox.http.RedactedUrl;
 import dev.postbox.http.internal.AddressClassifier;
 import dev.postbox.http.internal.AddressClassifier.Classification;
 import dev.postbox.http.internal.GuardedDns;
 import dev.postbox.http.internal.GuardedSocketFactory;
 import dev.postbox.http.internal.IpLiterals;
-import dev.postbox.http.internal.Require;
 import java.net.InetAddress;
 import java.net.Proxy;
 import java.util.Locale;

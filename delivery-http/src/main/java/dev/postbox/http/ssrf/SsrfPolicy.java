@@ -1,7 +1,7 @@
 package dev.postbox.http.ssrf;
 
+import dev.postbox.Require;
 import dev.postbox.http.internal.Cidr;
-import dev.postbox.http.internal.Require;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Collection;

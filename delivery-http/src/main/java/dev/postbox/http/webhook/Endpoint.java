@@ -1,12 +1,12 @@
 package dev.postbox.http.webhook;
 
+import dev.postbox.Require;
 import dev.postbox.RetryPolicy;
 import dev.postbox.TenantId;
 import dev.postbox.http.DeliveryRequest;
 import dev.postbox.http.EndpointTimeouts;
 import dev.postbox.http.RedactedUrl;
 import dev.postbox.http.internal.HeaderRules;
-import dev.postbox.http.internal.Require;
 import dev.postbox.http.signing.WebhookSecret;
 import java.time.Duration;
 import java.time.Instant;

@@ -4,11 +4,12 @@ import dev.postbox.EnqueueResult;
 import dev.postbox.JobRequest;
 import dev.postbox.JsonCodec;
 import dev.postbox.Outbox;
+import dev.postbox.Require;
 import dev.postbox.http.internal.HeaderRules;
-import dev.postbox.http.internal.Require;
 import dev.postbox.http.ssrf.SsrfGuard;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -47,6 +48,9 @@ public final class Webhooks {
 
     /** The HTTP header naming the event type of a published event's deliveries. */
     public static final String EVENT_TYPE_HEADER = "webhook-event-type";
+
+    /** The job headers a delivery sends as HTTP headers (W3C trace context). */
+    private static final List<String> TRACE_HEADERS = List.of("traceparent", "tracestate");
 
     private final Supplier<Outbox> outbox;
     private final EndpointRegistry registry;
@@ -157,9 +161,12 @@ public final class Webhooks {
             // Sent as webhook-id on every attempt: a value no header can carry would fail each one.
             HeaderRules.checkValue("idempotencyKey for endpoint '" + endpoint + "'", "webhook-id", idempotencyKey);
         }
-        String traceparent = headers.get("traceparent");
-        if (traceparent != null) {
-            HeaderRules.checkValue("job headers for endpoint '" + endpoint + "'", "traceparent", traceparent);
+        // The trace context travels as headers of every attempt: a value no header can carry would fail each one.
+        for (String traceHeader : TRACE_HEADERS) {
+            String value = headers.get(traceHeader);
+            if (value != null) {
+                HeaderRules.checkValue("job headers for endpoint '" + endpoint + "'", traceHeader, value);
+            }
         }
         String json = json(payload, "endpoint '" + endpoint + "'");
         JobRequest.Builder b = JobRequest.builder(DELIVERY_KIND)

@@ -17,6 +17,8 @@ import org.junit.jupiter.api.Test;
  */
 class HeaderValidationTest {
 
+    private static final String TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+
     private static Endpoint.Builder endpoint(String url) {
         return endpoint("shop", url);
     }
@@ -82,6 +84,17 @@ class HeaderValidationTest {
             assertThatThrownBy(() ->
                             h.tx(c -> http.webhooks().send("shop", Map.of(), null, Map.of("traceparent", "00-\n"))))
                     .hasMessageContainingAll("traceparent", "CR/LF");
+            assertThatThrownBy(() -> h.tx(c -> http.webhooks()
+                            .send(
+                                    "shop",
+                                    Map.of(),
+                                    null,
+                                    Map.of("traceparent", TRACEPARENT, "tracestate", "v=\r\nX: y"))))
+                    .hasMessageContainingAll("tracestate", "CR/LF");
+            assertThatThrownBy(() -> h.tx(c -> http.webhooks()
+                            .send("shop", Map.of(), null, Map.of("traceparent", TRACEPARENT, "tracestate", "v=ünï"))))
+                    .hasMessageContainingAll("tracestate", "non-ASCII")
+                    .hasMessageNotContaining("ünï");
             assertThat(h.count("SELECT count(*) FROM outbox_job")).isZero();
         }
     }

@@ -59,9 +59,18 @@ class SecretLeakTest {
                     .header("Authorization", token)
                     .description("boom")
                     .build();
+            // update: an endpoint stored without the forbidden value, then changed to it
+            Endpoint other = Endpoint.builder("other", url)
+                    .secret(secret)
+                    .header("Authorization", token)
+                    .description("fine")
+                    .build();
+            http.endpoints().register(other);
+            Endpoint update = other.toBuilder().description("boom").build();
             for (Runnable write : new Runnable[] {
                 () -> http.endpoints().register(endpoint),
-                () -> http.endpoints().put(endpoint)
+                () -> http.endpoints().put(endpoint),
+                () -> http.endpoints().update(update)
             }) {
                 Throwable thrown = catchThrowable(write);
                 assertThat(thrown).hasMessageContaining("forced_failure");
@@ -81,7 +90,8 @@ class SecretLeakTest {
                                 : ThrowableProxyUtil.asString(line.getThrowableProxy()));
                 assertThat(text).doesNotContain(secret.serialized()).doesNotContain("tok-7f3a9c");
             });
-            assertThat(h.count("SELECT count(*) FROM outbox_endpoint")).isZero();
+            assertThat(h.count("SELECT count(*) FROM outbox_endpoint WHERE description = 'boom'"))
+                    .isZero();
         } finally {
             root.detachAppender(lines);
         }

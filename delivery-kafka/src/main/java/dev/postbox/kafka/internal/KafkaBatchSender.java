@@ -5,6 +5,7 @@ import dev.postbox.Job;
 import dev.postbox.JobBatch;
 import dev.postbox.PermanentJobFailure;
 import dev.postbox.RateLimits;
+import dev.postbox.RelayDestination;
 import dev.postbox.RelayMessage;
 import dev.postbox.SnoozeJob;
 import dev.postbox.kafka.KafkaDestination;
@@ -60,13 +61,7 @@ public final class KafkaBatchSender implements BatchJobHandler {
 
     /** Creates (or reconfigures) the shared bucket of each rate-limited destination. */
     public void install(RateLimits limits) {
-        Map<String, RateLimits.Bucket> created = new HashMap<>();
-        for (KafkaDestination d : destinations.values()) {
-            if (d.maxPerSecond() > 0) {
-                created.put(d.name(), limits.bucket("kafka:" + d.name(), d.maxPerSecond(), d.maxPerSecond()));
-            }
-        }
-        buckets = Map.copyOf(created);
+        buckets = RelayDestination.buckets(limits, "kafka", destinations.values());
     }
 
     @Override

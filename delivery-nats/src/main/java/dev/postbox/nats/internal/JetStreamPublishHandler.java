@@ -4,6 +4,7 @@ import dev.postbox.Job;
 import dev.postbox.JobOutcome;
 import dev.postbox.OutcomeHandler;
 import dev.postbox.RateLimits;
+import dev.postbox.RelayDestination;
 import dev.postbox.RelayMessage;
 import dev.postbox.nats.NatsDestination;
 import io.nats.client.Connection;
@@ -15,7 +16,6 @@ import io.nats.client.api.PublishAck;
 import io.nats.client.impl.Headers;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -44,13 +44,7 @@ public final class JetStreamPublishHandler implements OutcomeHandler, AutoClosea
 
     /** Creates (or reconfigures) the shared bucket of each rate-limited destination. */
     public void install(RateLimits limits) {
-        Map<String, RateLimits.Bucket> created = new HashMap<>();
-        for (NatsDestination d : destinations.values()) {
-            if (d.maxPerSecond() > 0) {
-                created.put(d.name(), limits.bucket("nats:" + d.name(), d.maxPerSecond(), d.maxPerSecond()));
-            }
-        }
-        buckets = Map.copyOf(created);
+        buckets = RelayDestination.buckets(limits, "nats", destinations.values());
     }
 
     @Override

@@ -5,6 +5,7 @@ import dev.postbox.http.RedactedUrl;
 import dev.postbox.http.ssrf.ForbiddenDestinationException;
 import dev.postbox.http.webhook.Endpoint;
 import dev.postbox.http.webhook.EndpointRegistry;
+import dev.postbox.spring.internal.StartupRetry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,7 +58,7 @@ public class PostboxHttpEndpointRegistrar implements SmartLifecycle {
                 properties.getEndpoints().entrySet()) {
             Endpoint endpoint = endpoint(e.getKey(), e.getValue());
             try {
-                registry.put(endpoint);
+                StartupRetry.run("endpoint registration", () -> registry.put(endpoint));
             } catch (ForbiddenDestinationException ex) {
                 // The guard's message shows the URL without credentials or query, and names the fix.
                 throw new IllegalStateException(prefix(e.getKey()) + "url refused: " + ex.getMessage(), ex);

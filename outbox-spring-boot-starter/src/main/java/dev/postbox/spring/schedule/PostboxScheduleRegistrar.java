@@ -1,6 +1,7 @@
 package dev.postbox.spring.schedule;
 
 import dev.postbox.cron.ScheduleRegistry;
+import dev.postbox.spring.internal.StartupRetry;
 import dev.postbox.spring.schedule.PostboxScheduleAdmin.ScheduleView;
 import java.util.List;
 import java.util.Map;
@@ -36,9 +37,10 @@ public final class PostboxScheduleRegistrar implements InitializingBean {
         if (declarations.definitions().isEmpty() && declarations.disabled().isEmpty()) {
             return;
         }
-        List<String> added = registry.register(declarations.definitions());
-        Map<String, ScheduleView> stored =
-                admin.schedules(0).stream().collect(Collectors.toMap(ScheduleView::name, Function.identity()));
+        List<String> added =
+                StartupRetry.call("schedule registration", () -> registry.register(declarations.definitions()));
+        Map<String, ScheduleView> stored = StartupRetry.call("schedule registration", () -> admin.schedules(0)).stream()
+                .collect(Collectors.toMap(ScheduleView::name, Function.identity()));
         for (String name : declarations.disabled()) {
             if (stored.containsKey(name) && registry.pause(name)) {
                 log.info("Schedule '{}' paused: postbox.schedules.{}.enabled=false", name, name);
