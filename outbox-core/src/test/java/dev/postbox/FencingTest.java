@@ -143,7 +143,7 @@ class FencingTest extends DatabaseTest {
                     .as("batched start mark")
                     .isEmpty();
             assertThat(snapshot(id)).isEqualTo(before);
-            assertThat(store.snooze(c, List.of(stale), Duration.ZERO, "hung-worker", "release", true))
+            assertThat(store.snooze(c, List.of(stale), Duration.ZERO, "hung-worker", "release", false, true))
                     .as("snooze / release")
                     .isEmpty();
             assertThat(snapshot(id)).isEqualTo(before);

@@ -129,9 +129,11 @@ class JobOutcomeTest extends DatabaseTest {
         Postbox postbox = engine(job -> JobOutcome.snooze(Duration.ofMinutes(5), "waiting for a permit"));
         long id = enqueue(postbox);
         postbox.runDueJobs();
-        assertThat(jdbc.queryForMap("SELECT state, attempts FROM outbox_job WHERE id = ?", id))
+        assertThat(jdbc.queryForMap("SELECT state, attempts, last_error FROM outbox_job WHERE id = ?", id))
                 .containsEntry("state", "pending")
-                .containsEntry("attempts", 0);
+                .containsEntry("attempts", 0)
+                .as("the reason is kept as the job's last error while it waits")
+                .containsEntry("last_error", "waiting for a permit");
         assertThat(waitSeconds(id)).isBetween(295.0, 300.5);
     }
 

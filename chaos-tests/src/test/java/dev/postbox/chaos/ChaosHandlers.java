@@ -1,6 +1,7 @@
 package dev.postbox.chaos;
 
 import dev.postbox.Job;
+import dev.postbox.http.webhook.Webhooks;
 import dev.postbox.spring.OutboxHandler;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -23,21 +24,34 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  */
 public final class ChaosHandlers {
 
-    /** Under the {@link Control#LOST} control, unordered local jobs whose seq is a multiple of this lose their effect. */
-    static final int LOST_EVERY = 50;
-
     private final DataSource dataSource;
     private final CrashPoints crash;
     private final String workerId;
     private final int workMaxMillis;
-    private final boolean lostControl;
+    private final WorkerDefects defects;
+    private final Webhooks webhooks;
 
-    ChaosHandlers(DataSource dataSource, CrashPoints crash, String workerId, int workMaxMillis, boolean lostControl) {
+    /**
+     * {@code webhooks}: delivery-http's sender, for the {@link Control#MISROUTED_EFFECT} control only;
+     * null in a worker without delivery-http (which cannot run that control).
+     */
+    ChaosHandlers(
+            DataSource dataSource,
+            CrashPoints crash,
+            String workerId,
+            int workMaxMillis,
+            WorkerDefects defects,
+            Webhooks webhooks) {
+        if (defects.misroutedEffect && webhooks == null) {
+            throw new IllegalArgumentException(
+                    "the misrouted-effect control sends webhooks: run it with the Spring Boot workers (WorkerMain)");
+        }
         this.dataSource = dataSource;
         this.crash = crash;
         this.workerId = workerId;
         this.workMaxMillis = workMaxMillis;
-        this.lostControl = lostControl;
+        this.defects = defects;
+        this.webhooks = webhooks;
     }
 
     @OutboxHandler(value = WorkerMain.LOCAL, transactional = true, backoffBase = "100ms", backoffCap = "2s")
@@ -50,8 +64,8 @@ public final class ChaosHandlers {
         if (workMaxMillis > 0) {
             Thread.sleep(ThreadLocalRandom.current().nextInt(workMaxMillis + 1));
         }
-        boolean skipped = lostControl && orderingKey == null && seq % LOST_EVERY == 0;
-        if (!skipped) {
+        // CONTROL LOST: a slice completes without its effect
+        if (!defects.skipsEffect(orderingKey, seq)) {
             inTransaction(c -> {
                 try (PreparedStatement ps = c.prepareStatement("INSERT INTO chaos_effect"
                         + " (target, tx, seq, ordering_key, worker) VALUES ('local', ?, ?, ?, ?)")) {
@@ -60,6 +74,10 @@ public final class ChaosHandlers {
                     ps.setString(3, orderingKey);
                     ps.setString(4, workerId);
                     ps.executeUpdate();
+                }
+                if (defects.misroutes(orderingKey, seq)) {
+                    // CONTROL MISROUTED_EFFECT: a slice is also sent where its kind sends nothing
+                    webhooks.send(c, ChaosEndpoints.RX, Map.of("tx", tx, "seq", seq), "misrouted-i-" + seq);
                 }
             });
             reportRollback(job.id(), tx + " " + seq);

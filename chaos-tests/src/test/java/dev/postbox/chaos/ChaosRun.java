@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
@@ -57,6 +58,11 @@ public final class ChaosRun {
     private final Map<String, String> brokerCrashPlans = new java.util.concurrent.ConcurrentHashMap<>();
     /** The run's broker destinations; null in a run without broker traffic (plain-engine workers). */
     private Brokers brokers;
+    /** Under {@link Control#WORKER_EXITS}: whether the one incarnation that exits has been launched. */
+    private final AtomicBoolean workerExitPlanned = new AtomicBoolean();
+
+    /** Under {@link Control#WORKER_EXITS}: how long after READY w1's first incarnation halts. */
+    static final long CONTROL_EXIT_AFTER_MS = 4_000;
 
     public ChaosRun(ChaosConfig config) {
         this.config = config;
@@ -183,9 +189,9 @@ public final class ChaosRun {
                     cron.pause();
                 }
                 timeline.add("producer stopped; faults off", "-", producer.committedIntents + " intents committed");
-                boolean drained = awaitDrained(producer, config.workload().drainTimeout());
+                String drained = awaitDrained(producer, config.workload().drainTimeout());
                 long drainedAt = System.nanoTime();
-                timeline.add(drained ? "drained" : "drain deadline passed", "-", "");
+                timeline.add(drained, "-", "");
                 fleet.close();
                 Map<String, Long> brokerMessagesRead = brokers == null ? Map.of() : brokers.consumeInto(ds);
                 List<Incarnation> incarnations = fleet.incarnations();
@@ -324,16 +330,26 @@ public final class ChaosRun {
         }
     }
 
-    /** Waits until no job is live, at most {@code limit}; false at the limit. */
-    private static boolean awaitDrained(Producer producer, Duration limit) throws SQLException, InterruptedException {
+    /**
+     * Waits until no job is live, at most {@code limit}, and says how the drain ended. It ends early
+     * when every job still live is waiting (not running) and due only after the deadline: such a job
+     * is still live at the deadline whatever happens meanwhile, so waiting for it would change no count
+     * (a job parked for an hour, say; the checker counts it in {@code notTerminal}).
+     */
+    private static String awaitDrained(Producer producer, Duration limit) throws SQLException, InterruptedException {
         long deadline = System.nanoTime() + limit.toNanos();
         while (System.nanoTime() < deadline) {
-            if (producer.retrying(Producer::liveJobs) == 0) {
-                return true;
+            long leftMillis = Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+            long[] live = producer.retrying(c -> Producer.liveJobs(c, leftMillis));
+            if (live[0] == 0) {
+                return "drained";
+            }
+            if (live[1] == 0) {
+                return "drain ended: " + live[0] + " jobs live, none running or due before the deadline";
             }
             Thread.sleep(250);
         }
-        return false;
+        return "drain deadline passed";
     }
 
     private Thread flipCronDefinitions(CronDeploys cron) {
@@ -394,8 +410,16 @@ public final class ChaosRun {
         p.put("chaos.heartbeatMs", Long.toString(e.heartbeatInterval().toMillis()));
         p.put("chaos.poolSize", Integer.toString(e.poolSize()));
         p.put("chaos.localWorkMaxMs", Integer.toString(config.workload().localWorkMaxMillis()));
-        if (config.controls().contains(Control.LOST)) {
-            p.put("chaos.control.lost", "true");
+        for (Control c : config.controls()) {
+            if (c.workerProperty() != null) {
+                p.put(c.workerProperty(), "true");
+            }
+        }
+        if (slot != null && slot.index() == 1 && config.controls().contains(Control.WORKER_EXITS)) {
+            // CONTROL WORKER_EXITS: w1's first incarnation only (its replacement works on)
+            if (workerExitPlanned.compareAndSet(false, true)) {
+                p.put(WorkerDefects.EXIT_AFTER_MS, Long.toString(CONTROL_EXIT_AFTER_MS));
+            }
         }
         if (brokers != null) {
             p.putAll(brokers.workerProperties());

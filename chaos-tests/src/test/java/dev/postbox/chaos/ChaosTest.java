@@ -3,6 +3,7 @@ package dev.postbox.chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -39,7 +40,12 @@ class ChaosTest {
     @Test
     @Order(2)
     void aWorkerThatCompletesJobsWithoutTheirEffectIsCaughtAsLost() throws Exception {
-        assertCaught(quietControls(), Control.LOST);
+        ChaosResult r = quietControls();
+        assertCaught(r, Control.LOST);
+        // the lost local jobs themselves, not only the events a subscriber missed (fanOutMissing's control)
+        assertThat(((Map<?, ?>) r.values().get("lostByKind")).get(Producer.LOCAL))
+                .as("lost local jobs")
+                .isNotNull();
     }
 
     @Test
@@ -72,6 +78,53 @@ class ChaosTest {
 
     @Test
     @Order(7)
+    void aHandlerThatAlsoSendsItsJobElsewhereIsCaughtAsAnUnexpectedTarget() throws Exception {
+        assertCaught(quietControls(), Control.MISROUTED_EFFECT);
+    }
+
+    @Test
+    @Order(8)
+    void aFanOutThatSkipsASubscriberIsCaught() throws Exception {
+        assertCaught(quietControls(), Control.FAN_OUT_SKIPS_A_SUBSCRIBER);
+    }
+
+    @Test
+    @Order(9)
+    void aPoisonJobDeadLetteredAnAttemptLateIsCaught() throws Exception {
+        assertCaught(quietControls(), Control.POISON_ATTEMPT_TOO_MANY);
+    }
+
+    @Test
+    @Order(10)
+    void aJobThatNeverCompletesIsCaughtAsNotTerminal() throws Exception {
+        ChaosResult r = quietControls();
+        assertCaught(r, Control.FAN_OUT_NEVER_COMPLETES);
+        // the drain did not wait its whole timeout for jobs parked past it
+        assertThat((Double) r.values().get("drainSeconds"))
+                .isLessThan(
+                        ChaosConfig.quietControls().workload().drainTimeout().toSeconds());
+    }
+
+    @Test
+    @Order(11)
+    void aSenderWhoseSignatureDoesNotVerifyIsCaught() throws Exception {
+        assertCaught(quietControls(), Control.BAD_SIGNATURE);
+    }
+
+    @Test
+    @Order(12)
+    void aProducerTransactionThatFailsIsCaughtAsAProducerFailure() throws Exception {
+        assertCaught(quietControls(), Control.BROKEN_ENQUEUE);
+    }
+
+    @Test
+    @Order(13)
+    void aWorkerThatExitsOnItsOwnIsCaught() throws Exception {
+        assertCaught(quietControls(), Control.WORKER_EXITS);
+    }
+
+    @Test
+    @Order(14)
     void aCompletionThatIgnoresTheLeaseTokenIsCaught() throws Exception {
         ChaosResult r = faultControls();
         assertCaught(r, Control.UNFENCED_COMPLETION);
@@ -85,13 +138,13 @@ class ChaosTest {
     }
 
     @Test
-    @Order(8)
+    @Order(15)
     void aSenderThatChangesTheWebhookIdOnRetryIsCaught() throws Exception {
         assertCaught(faultControls(), Control.WEBHOOK_ID_PER_ATTEMPT);
     }
 
     @Test
-    @Order(9)
+    @Order(16)
     void aBrokerRelayThatCompletesBeforeTheAcknowledgementIsCaughtAsLost() throws Exception {
         ChaosResult r = faultControls();
         assertCaught(r, Control.BROKER_COMPLETES_BEFORE_ACK);
@@ -101,7 +154,7 @@ class ChaosTest {
     }
 
     @Test
-    @Order(10)
+    @Order(17)
     void aBrokerKeyThatChangesOnRedeliveryIsCaught() throws Exception {
         ChaosResult r = faultControls();
         // JetStream stores the republished copy (its Nats-Msg-Id is new)
@@ -115,7 +168,7 @@ class ChaosTest {
     }
 
     @Test
-    @Order(11)
+    @Order(18)
     void aKafkaRelayThatDropsTheRecordKeyIsCaught() throws Exception {
         ChaosResult r = faultControls();
         assertCaught(r, Control.KAFKA_WITHOUT_RECORD_KEY);

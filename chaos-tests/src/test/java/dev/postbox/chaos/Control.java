@@ -7,10 +7,52 @@ package dev.postbox.chaos;
  * the harness's own worker or producer does. The checker is the same for every run.
  */
 enum Control {
-    /** The worker's local handler completes some unordered jobs without applying their effect. */
+    /**
+     * Harness (worker): the local handler completes unordered jobs with {@code seq % 50 == 0} without
+     * applying their effect.
+     */
     LOST(null, "lost"),
     /** The producer enqueues unordered local jobs on a connection of their own, outside the business transaction. */
     GHOST(null, "ghosts"),
+    /**
+     * Harness (worker): the local handler also sends unordered jobs with {@code seq % 25 == 10} to the
+     * receiver's {@code rx} as a webhook (in its completing transaction), a target their kind never
+     * sends to.
+     */
+    MISROUTED_EFFECT(null, "unexpectedTargets"),
+    /**
+     * Harness (worker): the delivery of events with {@code seq % 5 == 2} to the subscriber {@code
+     * sub5} completes without being sent.
+     */
+    FAN_OUT_SKIPS_A_SUBSCRIBER(null, "fanOutMissing"),
+    /**
+     * Harness (producer): poison jobs with an even seq get a budget of {@code POISON_BUDGET + 1}, so
+     * they are dead-lettered one attempt late (as an engine that overran the budget would).
+     */
+    POISON_ATTEMPT_TOO_MANY(null, "poisonViolations"),
+    /**
+     * Harness (worker): the fan-out job of events with {@code seq % 5 == 4} expands (every subscriber
+     * gets its delivery) and is then snoozed for an hour instead of completing: a job that is never
+     * terminal although its work is done. Due after the drain deadline, so the drain does not wait for it.
+     */
+    FAN_OUT_NEVER_COMPLETES(null, "notTerminal"),
+    /**
+     * Harness (worker's HTTP client): requests to {@code rx} with {@code seq % 50 == 30} go out first
+     * with a corrupted {@code webhook-signature}, then again as signed (so the effect is not lost).
+     */
+    BAD_SIGNATURE(null, "receiverSignatureRejections"),
+    /**
+     * Harness (producer): business transactions with {@code tx % 50 == 25} enqueue one job whose
+     * payload is truncated JSON (a broken serialiser); Postbox refuses it, the transaction fails.
+     */
+    BROKEN_ENQUEUE(null, "producerFailures"),
+    /**
+     * Harness (worker): the first incarnation of worker {@code w1} halts with status 1 (not a crash
+     * point's) {@value ChaosRun#CONTROL_EXIT_AFTER_MS} ms after READY, as a JVM that dies of an error
+     * of its own would; the fleet restarts it. Switched on per incarnation by the driver ({@link
+     * WorkerDefects#EXIT_AFTER_MS}).
+     */
+    WORKER_EXITS(null, "unexpectedWorkerExits"),
     /** Transactional completion commits although the lease token is stale. */
     UNFENCED_COMPLETION("unfencedCompletion", "duplicateEffectsLocal"),
     /** The claim ignores ordering keys. */
@@ -59,6 +101,21 @@ enum Control {
     /** The checker's count that this control must move above 0. */
     String counter() {
         return counter;
+    }
+
+    /**
+     * The worker's {@code -D} property that switches this harness defect on in the worker's handlers or
+     * HTTP client ({@code chaos.control.<name>}), or null.
+     */
+    String workerProperty() {
+        return switch (this) {
+            case LOST -> WorkerDefects.LOST;
+            case MISROUTED_EFFECT -> WorkerDefects.MISROUTED_EFFECT;
+            case FAN_OUT_SKIPS_A_SUBSCRIBER -> WorkerDefects.FAN_OUT_SKIPS_A_SUBSCRIBER;
+            case FAN_OUT_NEVER_COMPLETES -> WorkerDefects.FAN_OUT_NEVER_COMPLETES;
+            case BAD_SIGNATURE -> WorkerDefects.BAD_SIGNATURE;
+            default -> null;
+        };
     }
 
     /** The worker's {@code -D} property that switches this harness defect on in the broker relays, or null. */

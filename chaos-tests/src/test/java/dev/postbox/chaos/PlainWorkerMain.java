@@ -36,7 +36,8 @@ public final class PlainWorkerMain {
                 crash,
                 workerId,
                 Integer.getInteger("chaos.localWorkMaxMs", 0),
-                Boolean.getBoolean("chaos.control.lost"));
+                WorkerDefects.fromSystemProperties(),
+                null);
         Postbox postbox = Postbox.builder(ds)
                 .config(PostboxConfig.custom()
                         .workerId(workerId)

@@ -55,6 +55,11 @@ final class Producer {
 
     static final int BURST_TRANSACTIONS = 8;
     private static final long BURST_SPACING_NANOS = 125_000_000L;
+    /**
+     * Under the {@link Control#BROKEN_ENQUEUE} control, business transactions with {@code tx % this ==
+     * this / 2} fail: one of their enqueues carries a truncated payload.
+     */
+    static final int BROKEN_ENQUEUE_EVERY = 50;
 
     private final ChaosConfig.Workload workload;
     private final int localMaxAttempts;
@@ -64,6 +69,8 @@ final class Producer {
     private final Brokers brokers;
     private final SplittableRandom random;
     private final boolean ghostControl;
+    private final boolean poisonAttemptControl;
+    private final boolean brokenEnqueueControl;
     private final TransactionTemplate transactions;
     private final JdbcTemplate jdbc;
     private long txId;
@@ -96,6 +103,8 @@ final class Producer {
         this.brokers = brokers;
         this.random = random;
         this.ghostControl = config.controls().contains(Control.GHOST);
+        this.poisonAttemptControl = config.controls().contains(Control.POISON_ATTEMPT_TOO_MANY);
+        this.brokenEnqueueControl = config.controls().contains(Control.BROKEN_ENQUEUE);
         this.transactions = new TransactionTemplate(new DataSourceTransactionManager(ds));
         this.jdbc = new JdbcTemplate(ds);
     }
@@ -233,6 +242,12 @@ final class Producer {
             try {
                 transactions.executeWithoutResult(status -> {
                     jdbc.update("INSERT INTO chaos_order (tx, intents) VALUES (?, ?)", tx, intents.size());
+                    if (brokenEnqueueControl && tx % BROKEN_ENQUEUE_EVERY == BROKEN_ENQUEUE_EVERY / 2) {
+                        // CONTROL BROKEN_ENQUEUE: a broken serialiser truncates a payload; Postbox refuses it
+                        outbox.enqueue(JobRequest.builder(LOCAL)
+                                .rawJson("{\"tx\": " + tx + ", \"seq\": ")
+                                .build());
+                    }
                     for (Intent i : intents) {
                         enqueue(tx, i);
                     }
@@ -316,7 +331,7 @@ final class Producer {
                         .payload(payload)
                         .idempotencyKey(key)
                         .orderingKey(i.orderingKey());
-                request.maxAttempts(i.kind().equals(POISON) ? WorkerMain.POISON_BUDGET : localMaxAttempts);
+                request.maxAttempts(i.kind().equals(POISON) ? poisonBudget(i.seq()) : localMaxAttempts);
                 if (ghostControl && i.kind().equals(LOCAL) && i.orderingKey() == null) {
                     enqueueInItsOwnTransaction(request.build());
                 } else {
@@ -324,6 +339,15 @@ final class Producer {
                 }
             }
         }
+    }
+
+    /**
+     * A poison job's attempt budget: {@link WorkerMain#POISON_BUDGET}, but one more for an even seq
+     * under the {@link Control#POISON_ATTEMPT_TOO_MANY} control (dead-lettered one attempt late).
+     */
+    private int poisonBudget(long seq) {
+        // CONTROL POISON_ATTEMPT_TOO_MANY
+        return poisonAttemptControl && seq % 2 == 0 ? WorkerMain.POISON_BUDGET + 1 : WorkerMain.POISON_BUDGET;
     }
 
     /** The ghost control's defect: the enqueue commits on its own connection, whatever the business transaction does. */
@@ -387,6 +411,21 @@ final class Producer {
                         + " AND e.tx = i.tx)")) {
             rs.next();
             return rs.getLong(1);
+        }
+    }
+
+    /**
+     * Jobs live now, and of them those that could still end within {@code withinMillis}: running, or
+     * due by then (database clock).
+     */
+    static long[] liveJobs(Connection c, long withinMillis) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT count(*), count(*) FILTER (WHERE state = 'running'"
+                + " OR run_at <= now() + ? * interval '1 millisecond') FROM outbox_job")) {
+            ps.setLong(1, withinMillis);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return new long[] {rs.getLong(1), rs.getLong(2)};
+            }
         }
     }
 

@@ -14,6 +14,7 @@ import dev.postbox.cron.ScheduleMaterializer;
 import dev.postbox.http.HttpDelivery;
 import dev.postbox.http.ssrf.SsrfPolicy;
 import dev.postbox.http.webhook.HttpDeliveryModule;
+import dev.postbox.http.webhook.Webhooks;
 import dev.postbox.spring.OutboxHandler;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -21,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
+import okhttp3.OkHttpClient;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -105,6 +107,7 @@ public class WorkerMain {
             context.close();
             System.exit(0);
         }
+        context.getBean(WorkerDefects.class).exitLaterIfPlanned(); // CONTROL WORKER_EXITS, one incarnation
         Thread.currentThread().join();
     }
 
@@ -113,6 +116,12 @@ public class WorkerMain {
     @Bean
     CrashPoints chaosCrashPoints() {
         return CrashPoints.fromSystemProperties();
+    }
+
+    /** The harness's deliberate defects switched on for this worker (negative controls; none in the valid run). */
+    @Bean
+    WorkerDefects chaosDefects() {
+        return WorkerDefects.fromSystemProperties();
     }
 
     /** The raw pool (closed with the context) and the crash-point proxy the engine uses. */
@@ -146,13 +155,14 @@ public class WorkerMain {
     }
 
     @Bean
-    ChaosHandlers chaosHandlers(DataSource dataSource, CrashPoints crash) {
+    ChaosHandlers chaosHandlers(DataSource dataSource, CrashPoints crash, WorkerDefects defects, ChaosHttp http) {
         return new ChaosHandlers(
                 dataSource,
                 crash,
                 required("chaos.workerId"),
                 Integer.getInteger("chaos.localWorkMaxMs", 0),
-                Boolean.getBoolean("chaos.control.lost"));
+                defects,
+                http.webhooks());
     }
 
     /** Stale-token rejections as the engine reports them (the checker has its own count of fenced zombies). */
@@ -171,13 +181,20 @@ public class WorkerMain {
      * 127.0.0.1/32: the receiver listens on loopback). Not a bean itself: the starter would add it to
      * the engine as it is, and the engine gets it wrapped in crash points ({@link ChaosHttp}).
      */
-    static HttpDeliveryModule chaosHttpDelivery(DataSource dataSource, JsonCodec codec) {
+    static HttpDeliveryModule chaosHttpDelivery(DataSource dataSource, JsonCodec codec, WorkerDefects defects) {
+        HttpDelivery.Builder delivery = HttpDelivery.builder()
+                .ssrfPolicy(SsrfPolicy.custom().allow("127.0.0.1/32").build());
+        if (defects.badSignature) {
+            // CONTROL BAD_SIGNATURE: the client sends a slice once with a corrupted signature first (the
+            // client lives as long as the worker process)
+            delivery.baseClient(new OkHttpClient.Builder()
+                    .addInterceptor(defects.badSignatureInterceptor())
+                    .build());
+        }
         return HttpDeliveryModule.builder(dataSource)
                 .codec(codec)
                 .secretCipher(ChaosEndpoints.CIPHER)
-                .delivery(HttpDelivery.builder()
-                        .ssrfPolicy(SsrfPolicy.custom().allow("127.0.0.1/32").build())
-                        .build())
+                .delivery(delivery.build())
                 .retryPolicy(REGULAR)
                 // A delivery that gets no permit within 250 ms is snoozed (no attempt spent) instead of
                 // holding a worker thread for the default 2 s: bursts to the rate-limited endpoint
@@ -199,19 +216,30 @@ public class WorkerMain {
 
     /** The webhook delivery and fan-out handlers, with the markers and crash points around them. */
     @Bean(destroyMethod = "close")
-    ChaosHttp chaosHttp(DataSource dataSource, JsonCodec codec, CrashPoints crash) {
-        return new ChaosHttp(chaosHttpDelivery(dataSource, codec), crash);
+    ChaosHttp chaosHttp(DataSource dataSource, JsonCodec codec, CrashPoints crash, WorkerDefects defects) {
+        return new ChaosHttp(chaosHttpDelivery(dataSource, codec, defects), crash, defects);
     }
 
-    /** delivery-http as the engine's module, each handler wrapped in the crash points. */
+    /**
+     * delivery-http as the engine's module, each handler wrapped in the crash points (and, under their
+     * controls, the harness's fan-out defects: {@link WorkerDefects#skipsDelivery}, {@link
+     * WorkerDefects#parks}).
+     */
     static final class ChaosHttp implements PostboxModule, AutoCloseable {
 
         private final HttpDeliveryModule http;
         private final CrashPoints crash;
+        private final WorkerDefects defects;
 
-        ChaosHttp(HttpDeliveryModule http, CrashPoints crash) {
+        ChaosHttp(HttpDeliveryModule http, CrashPoints crash, WorkerDefects defects) {
             this.http = http;
             this.crash = crash;
+            this.defects = defects;
+        }
+
+        /** delivery-http's sender in this worker. */
+        Webhooks webhooks() {
+            return http.webhooks();
         }
 
         @Override
@@ -219,9 +247,17 @@ public class WorkerMain {
             return http.handlers().stream()
                     .map(r -> HandlerRegistration.of(r.kind(), (OutcomeHandler) job -> {
                                 crash.started(job);
+                                if (defects.skipsDelivery(job)) {
+                                    // CONTROL FAN_OUT_SKIPS_A_SUBSCRIBER: completed, never sent
+                                    return JobOutcome.done();
+                                }
                                 JobOutcome outcome = r.handler().attempt(job);
                                 if (outcome instanceof JobOutcome.Done) {
                                     crash.afterHandler(job);
+                                    if (defects.parks(job)) {
+                                        // CONTROL FAN_OUT_NEVER_COMPLETES: expanded, then put back for an hour
+                                        return JobOutcome.snooze(WorkerDefects.PARKED_FOR, "chaos control: parked");
+                                    }
                                 }
                                 return outcome;
                             })

@@ -11,7 +11,6 @@ import dev.postbox.console.internal.ConsoleViews;
 import dev.postbox.console.internal.CsrfTokens;
 import dev.postbox.console.internal.DeadLetterGroupStore;
 import dev.postbox.console.internal.DeadLettersController;
-import dev.postbox.console.internal.EndpointAdmin;
 import dev.postbox.console.internal.EndpointStatsStore;
 import dev.postbox.console.internal.JobDetailStore;
 import dev.postbox.console.internal.JobSearchStore;
@@ -20,7 +19,6 @@ import dev.postbox.console.internal.LastHourStore;
 import dev.postbox.console.internal.OverviewController;
 import dev.postbox.console.internal.QueueStore;
 import dev.postbox.console.internal.QueuesController;
-import dev.postbox.console.internal.RegistryEndpointAdmin;
 import dev.postbox.console.internal.ScheduleAdapter;
 import dev.postbox.console.internal.ScheduleFireStore;
 import dev.postbox.console.internal.SchedulesController;
@@ -28,8 +26,8 @@ import dev.postbox.console.internal.ServletConsoleAccess;
 import dev.postbox.console.internal.SpringSecurityConsoleAccess;
 import dev.postbox.console.internal.WebhooksController;
 import dev.postbox.console.internal.WorkerStore;
-import dev.postbox.http.webhook.EndpointRegistry;
 import dev.postbox.spring.PostboxProperties;
+import dev.postbox.spring.endpoint.WebhookEndpointAdmin;
 import dev.postbox.spring.health.PostboxHealthProperties;
 import dev.postbox.spring.schedule.PostboxScheduleAdmin;
 import java.io.IOException;
@@ -126,7 +124,7 @@ public class PostboxConsoleAutoConfiguration {
             ConsoleGuard guard,
             CsrfTokens csrf,
             ConsoleViews views,
-            ObjectProvider<EndpointAdmin> endpoints) {
+            ObjectProvider<WebhookEndpointAdmin> endpoints) {
         return new ConsoleAdvice(
                 properties, access, guard, csrf, views, endpoints.getIfAvailable() != null, htmxVersion());
     }
@@ -260,20 +258,16 @@ public class PostboxConsoleAutoConfiguration {
         }
     }
 
-    /** The webhook pages, when postbox-delivery-http is configured. */
+    /**
+     * The webhook pages, when postbox-delivery-http is configured: they steer the endpoints through the
+     * starter's {@link WebhookEndpointAdmin}, as the actuator endpoint does.
+     */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(EndpointRegistry.class)
-    @ConditionalOnBean(EndpointRegistry.class)
+    @ConditionalOnBean(WebhookEndpointAdmin.class)
     static class Webhooks {
         @Bean
-        @ConditionalOnMissingBean
-        EndpointAdmin postboxConsoleEndpointAdmin(EndpointRegistry registry) {
-            return new RegistryEndpointAdmin(registry);
-        }
-
-        @Bean
         WebhooksController postboxConsoleWebhooks(
-                EndpointAdmin endpoints, ConsoleDatabase database, ConsoleViews views, ConsoleActions actions) {
+                WebhookEndpointAdmin endpoints, ConsoleDatabase database, ConsoleViews views, ConsoleActions actions) {
             return new WebhooksController(endpoints, new EndpointStatsStore(database), views, actions);
         }
     }

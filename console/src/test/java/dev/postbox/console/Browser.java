@@ -110,6 +110,11 @@ final class Browser implements AutoCloseable {
         return driver.findElement(By.tagName("body")).getText();
     }
 
+    /** The page's HTML as the browser holds it (attributes and hidden elements included). */
+    String source() {
+        return driver.getPageSource();
+    }
+
     /** Saves the viewport as {@code <postbox.console.screenshots>/<name>.png}. */
     void screenshot(String name) throws IOException {
         Path dir = Path.of(System.getProperty("postbox.console.screenshots", "target/screenshots"));

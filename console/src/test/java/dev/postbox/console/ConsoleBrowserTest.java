@@ -76,10 +76,13 @@ class ConsoleBrowserTest {
 
         browser.get("/postbox/webhooks");
         assertThat(browser.find("tr[data-endpoint=orders]").getText()).contains("enabled", "10/s");
+        assertThat(browser.source()).doesNotContain(ConsoleFixtures.QUERY_SECRET);
         browser.screenshot("webhooks");
 
         browser.get("/postbox/webhooks/orders");
         assertThat(browser.text()).contains("HTTP 503 Service Unavailable", "order.placed", "burst 20");
+        assertThat(browser.text()).contains("http://127.0.0.1:8080/hooks/orders?[redacted]");
+        assertThat(browser.source()).doesNotContain(ConsoleFixtures.QUERY_SECRET);
         browser.screenshot("webhook");
 
         browser.get("/postbox/schedules");

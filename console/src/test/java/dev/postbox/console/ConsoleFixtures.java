@@ -14,6 +14,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 final class ConsoleFixtures {
 
+    /** A credential in the endpoint's query string: no page may show it (issue 12, item 11). */
+    static final String QUERY_SECRET = "q-secret-7f3a9c";
+
     /** Dead letters of kind erp.sync failing with "order NNNNN not found" (ids 9001..9005). */
     static final int ORDER_NOT_FOUND = 5;
     /** Dead letters of kind erp.sync failing with HTTP 503 (ids 9101..9103). */
@@ -139,7 +142,7 @@ final class ConsoleFixtures {
                 + " now() - interval '1 day')");
 
         context.getBean(EndpointRegistry.class)
-                .register(Endpoint.builder("orders", "http://127.0.0.1:8080/hooks/orders")
+                .register(Endpoint.builder("orders", "http://127.0.0.1:8080/hooks/orders?token=" + QUERY_SECRET)
                         .secret(WebhookSecret.generate())
                         .rateLimit(10, 20)
                         .subscribe("order.placed")

@@ -230,6 +230,7 @@ public final class Engine {
                     Duration.ZERO,
                     config.workerId(),
                     "released at shutdown",
+                    false,
                     config.attemptLog() != AttemptLogLevel.NONE);
             log.info("Released {} claimed but unstarted jobs at shutdown", released.size());
         } catch (SQLException e) {

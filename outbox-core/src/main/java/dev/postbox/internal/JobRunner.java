@@ -128,6 +128,7 @@ public final class JobRunner {
                     Duration.ZERO,
                     workerId,
                     "lease near its end before the attempt started: released, not charged",
+                    false,
                     config.attemptLog() != AttemptLogLevel.NONE);
             writeFailures.succeeded();
             log.debug("job {}: lease near its end before the attempt started; released", claimed.id());
@@ -381,7 +382,7 @@ public final class JobRunner {
     private void snooze(ClaimedJob claimed, Duration delay, String reason) throws SQLException {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
-            store.snooze(c, List.of(claimed), delay, workerId, reason, false);
+            store.snooze(c, List.of(claimed), delay, workerId, reason, true, false);
         }
         writeFailures.succeeded();
         listener.snoozed(claimed.job(), delay);
@@ -405,6 +406,7 @@ public final class JobRunner {
                         config.unknownKindDelay(),
                         workerId,
                         "no handler for kind " + job.kind(),
+                        true,
                         config.attemptLog() != AttemptLogLevel.NONE);
             }
             writeFailures.succeeded();

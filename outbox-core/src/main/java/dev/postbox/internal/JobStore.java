@@ -172,7 +172,8 @@ public final class JobStore {
             + " r AS (UPDATE outbox_job j"
             + "   SET state = CASE WHEN j.attempts <= 1 THEN 'pending' ELSE 'retry' END,"
             + "     attempts = j.attempts - 1, run_at = now() + ?::bigint * interval '1 millisecond',"
-            + "     lease_owner = NULL, lease_token = NULL, lease_until = NULL"
+            + "     lease_owner = NULL, lease_token = NULL, lease_until = NULL,"
+            + "     last_error = CASE WHEN ? THEN ? ELSE j.last_error END"
             + "   FROM c WHERE j.id = c.id AND j.lease_token = c.token"
             + "   RETURNING j.id, j.attempts, c.token, j.started_at),"
             + " logged AS (INSERT INTO outbox_attempt (job_id, attempt, worker, lease_token, started_at, outcome, error)"
@@ -563,10 +564,18 @@ public final class JobStore {
 
     /**
      * Returns jobs to the queue after {@code delay} without charging their attempt (shutdown
-     * release, snooze, unknown kind); returns the ids put back.
+     * release, snooze, unknown kind); returns the ids put back. {@code reason} goes to the attempt
+     * log when {@code log}; with {@code keepReason} it is also the job's {@code last_error} until it
+     * runs again (a snooze says why the job waits), else the job keeps the error it had.
      */
     public List<Long> snooze(
-            Connection c, Collection<ClaimedJob> jobs, Duration delay, String workerId, String reason, boolean log)
+            Connection c,
+            Collection<ClaimedJob> jobs,
+            Duration delay,
+            String workerId,
+            String reason,
+            boolean keepReason,
+            boolean log)
             throws SQLException {
         List<Long> ids = new ArrayList<>(jobs.size());
         List<Long> tokens = new ArrayList<>(jobs.size());
@@ -578,9 +587,11 @@ public final class JobStore {
             ps.setArray(1, Sql.bigints(c, ids));
             ps.setArray(2, Sql.bigints(c, tokens));
             ps.setLong(3, delay.toMillis());
-            ps.setString(4, workerId);
+            ps.setBoolean(4, keepReason);
             ps.setString(5, Sql.errorText(reason));
-            ps.setBoolean(6, log);
+            ps.setString(6, workerId);
+            ps.setString(7, Sql.errorText(reason));
+            ps.setBoolean(8, log);
             List<Long> released = new ArrayList<>(jobs.size());
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

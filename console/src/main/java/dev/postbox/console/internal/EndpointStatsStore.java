@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * The webhook pages' figures of each endpoint: deliveries and latency within the last hour, its
  * cluster-wide rate bucket, and its latest failed attempts. The endpoints themselves come from the
- * endpoint registry ({@link EndpointAdmin}).
+ * endpoint registry ({@link dev.postbox.spring.endpoint.WebhookEndpointAdmin}).
  *
  * <p>Planner note ({@code ENDPOINT_STATS} and {@code ENDPOINT_ERRORS}, proven with EXPLAIN in
  * ConsoleStatementPlanTest): {@code outbox_attempt_endpoint_idx} (failed deliveries carry their

@@ -1,5 +1,8 @@
 package dev.postbox.console.internal;
 
+import dev.postbox.spring.endpoint.WebhookEndpointAdmin;
+import dev.postbox.spring.endpoint.WebhookEndpointAdmin.EnableView;
+import dev.postbox.spring.endpoint.WebhookEndpointAdmin.WebhookEndpointView;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -23,13 +26,13 @@ public final class WebhooksController {
 
     private static final int LAST_ERRORS = 10;
 
-    private final EndpointAdmin endpoints;
+    private final WebhookEndpointAdmin endpoints;
     private final EndpointStatsStore store;
     private final ConsoleViews views;
     private final ConsoleActions actions;
 
     public WebhooksController(
-            EndpointAdmin endpoints, EndpointStatsStore store, ConsoleViews views, ConsoleActions actions) {
+            WebhookEndpointAdmin endpoints, EndpointStatsStore store, ConsoleViews views, ConsoleActions actions) {
         this.endpoints = endpoints;
         this.store = store;
         this.views = views;
@@ -38,8 +41,8 @@ public final class WebhooksController {
 
     @GetMapping("/webhooks")
     public View list(Model model) {
-        List<EndpointAdmin.EndpointView> all = endpoints.list();
-        List<String> names = all.stream().map(EndpointAdmin.EndpointView::name).toList();
+        List<WebhookEndpointView> all = endpoints.list();
+        List<String> names = all.stream().map(WebhookEndpointView::name).toList();
         model.addAttribute("endpoints", all);
         model.addAttribute("stats", store.endpointStats(names));
         model.addAttribute("buckets", store.rateBuckets(names));
@@ -49,7 +52,7 @@ public final class WebhooksController {
 
     @GetMapping("/webhooks/{name}")
     public View endpoint(@PathVariable String name, Model model) {
-        EndpointAdmin.EndpointView e = endpoints
+        WebhookEndpointView e = endpoints
                 .get(name)
                 .orElseThrow(() -> new ConsoleNotFoundException("No webhook endpoint named '" + name + "'."));
         model.addAttribute("endpoint", e);
@@ -62,7 +65,7 @@ public final class WebhooksController {
 
     @PostMapping("/webhooks/{name}/enable")
     public View enable(@PathVariable String name, HttpServletRequest request, RedirectAttributes flash) {
-        EndpointAdmin.EnableOutcome r = endpoints.enable(name);
+        EnableView r = endpoints.enable(name);
         return actions.done(
                 request,
                 flash,

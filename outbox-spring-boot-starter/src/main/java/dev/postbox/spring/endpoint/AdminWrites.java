@@ -3,6 +3,7 @@ package dev.postbox.spring.endpoint;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -88,17 +89,16 @@ final class AdminWrites {
         return new WebEndpointResponse<>(body, status);
     }
 
-    /** The trimmed text, or null when absent or blank. */
-    static @Nullable String blankToNull(@Nullable String s) {
-        return s == null || s.isBlank() ? null : s.trim();
-    }
-
-    /** The trimmed name; 400 naming the parameter when blank. */
-    static String name(String what, String value) {
-        String name = blankToNull(value);
-        if (name == null) {
-            throw new InvalidEndpointRequestException(what + " may not be blank", "blank " + what);
+    /**
+     * The response of a write on a named thing, or 404 with the admin's message when the admin
+     * refuses the name as unknown (an {@link IllegalArgumentException}).
+     */
+    static WebEndpointResponse<Map<String, Object>> notFoundWhenUnknown(
+            Map<String, Object> result, Supplier<WebEndpointResponse<Map<String, Object>>> write) {
+        try {
+            return write.get();
+        } catch (IllegalArgumentException e) {
+            return notFound(result, String.valueOf(e.getMessage()));
         }
-        return name;
     }
 }

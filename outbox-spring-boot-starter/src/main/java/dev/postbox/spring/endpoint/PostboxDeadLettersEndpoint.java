@@ -14,7 +14,6 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.actuate.endpoint.Access;
-import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -71,13 +70,9 @@ public class PostboxDeadLettersEndpoint {
             @Nullable Instant deadTo,
             @Nullable Integer limit,
             @Nullable String tenant) {
-        int max = limit != null ? limit : properties.getDeadLetterLimit();
-        if (max < 1 || max > MAX_DEAD_LETTER_LIMIT) {
-            throw new InvalidEndpointRequestException(
-                    "limit must be between 1 and " + MAX_DEAD_LETTER_LIMIT + ", was " + max, "limit out of range");
-        }
-        DeadLetterFilter filter = filter(queue, kind, endpoint, error, deadFrom, deadTo);
-        String named = AdminWrites.blankToNull(tenant);
+        int max = RequestChecks.limit("limit", limit, properties.getDeadLetterLimit(), 1, MAX_DEAD_LETTER_LIMIT);
+        DeadLetterFilter filter = new DeadLetterCriteria(queue, kind, endpoint, error, deadFrom, deadTo).filter();
+        String named = RequestChecks.optional(tenant);
         return named == null
                 ? admin.deadLetters(filter, max)
                 : PostboxTenantsEndpoint.forTenant(admin, named).deadLetters(filter, max);
@@ -94,7 +89,7 @@ public class PostboxDeadLettersEndpoint {
         parameters.put("id", id);
         parameters.put("tenant", tenant);
         return writes.run(caller, "replay", parameters, result -> {
-            String named = AdminWrites.blankToNull(tenant);
+            String named = RequestChecks.optional(tenant);
             TenantAdmin owner = named == null ? null : PostboxTenantsEndpoint.forTenant(admin, named);
             boolean replayed = owner != null ? owner.replay(id) : admin.replay(id);
             log.info("Postbox admin: replay of dead letter {} {}", id, replayed ? "done" : "found nothing");
@@ -131,12 +126,7 @@ public class PostboxDeadLettersEndpoint {
                 "replayed",
                 admin::replay,
                 TenantAdmin::replay,
-                queue,
-                kind,
-                endpoint,
-                error,
-                deadFrom,
-                deadTo,
+                new DeadLetterCriteria(queue, kind, endpoint, error, deadFrom, deadTo),
                 all,
                 tenant,
                 caller);
@@ -159,121 +149,48 @@ public class PostboxDeadLettersEndpoint {
                 "purged",
                 admin::purge,
                 TenantAdmin::purge,
-                queue,
-                kind,
-                endpoint,
-                error,
-                deadFrom,
-                deadTo,
+                new DeadLetterCriteria(queue, kind, endpoint, error, deadFrom, deadTo),
                 all,
                 tenant,
                 caller);
     }
 
     /**
-     * One bulk write on the dead letters a filter matches (of one tenant when {@code tenant} is given):
-     * audited, logged, counted under {@code done}.
+     * One bulk write on the dead letters the criteria match (of one tenant when {@code tenant} is
+     * given): audited, logged, counted under {@code done}.
      */
     private WebEndpointResponse<Map<String, Object>> matching(
             String action,
             String done,
             ToIntFunction<DeadLetterFilter> write,
             ToIntBiFunction<TenantAdmin, DeadLetterFilter> tenantWrite,
-            @Nullable String queue,
-            @Nullable String kind,
-            @Nullable String endpoint,
-            @Nullable String error,
-            @Nullable Instant deadFrom,
-            @Nullable Instant deadTo,
+            DeadLetterCriteria criteria,
             @Nullable Boolean all,
             @Nullable String tenant,
             SecurityContext caller) {
-        Map<String, @Nullable Object> parameters = parameters(queue, kind, endpoint, error, deadFrom, deadTo, all);
+        Map<String, @Nullable Object> parameters = criteria.auditParameters(all);
         parameters.put("tenant", tenant);
         return writes.run(caller, action, parameters, result -> {
-            DeadLetterFilter filter = guardedFilter(queue, kind, endpoint, error, deadFrom, deadTo, all);
+            DeadLetterFilter filter = criteria.filterOfBulkWrite(all);
             int count;
-            String named = AdminWrites.blankToNull(tenant);
+            String named = RequestChecks.optional(tenant);
             if (named == null) {
                 count = write.applyAsInt(filter);
-                log.info("Postbox admin: {} {} dead letters ({})", done, count, describe(filter));
+                log.info("Postbox admin: {} {} dead letters ({})", done, count, DeadLetterCriteria.describe(filter));
             } else {
                 TenantAdmin owner = PostboxTenantsEndpoint.forTenant(admin, named);
                 count = tenantWrite.applyAsInt(owner, filter);
                 String name = PostboxTenantsEndpoint.name(owner);
-                log.info("Postbox admin: {} {} dead letters of tenant {} ({})", done, count, name, describe(filter));
+                log.info(
+                        "Postbox admin: {} {} dead letters of tenant {} ({})",
+                        done,
+                        count,
+                        name,
+                        DeadLetterCriteria.describe(filter));
                 result.put("tenant", name);
             }
             result.put(done, count);
             return AdminWrites.ok(result);
         });
-    }
-
-    private static Map<String, @Nullable Object> parameters(
-            @Nullable String queue,
-            @Nullable String kind,
-            @Nullable String endpoint,
-            @Nullable String error,
-            @Nullable Instant deadFrom,
-            @Nullable Instant deadTo,
-            @Nullable Boolean all) {
-        Map<String, @Nullable Object> parameters = new LinkedHashMap<>();
-        parameters.put("queue", queue);
-        parameters.put("kind", kind);
-        parameters.put("endpoint", endpoint);
-        parameters.put("error", error);
-        parameters.put("deadFrom", deadFrom);
-        parameters.put("deadTo", deadTo);
-        parameters.put("all", all);
-        return parameters;
-    }
-
-    private static DeadLetterFilter guardedFilter(
-            @Nullable String queue,
-            @Nullable String kind,
-            @Nullable String endpoint,
-            @Nullable String error,
-            @Nullable Instant deadFrom,
-            @Nullable Instant deadTo,
-            @Nullable Boolean all) {
-        boolean any = AdminWrites.blankToNull(queue) != null
-                || AdminWrites.blankToNull(kind) != null
-                || AdminWrites.blankToNull(endpoint) != null
-                || AdminWrites.blankToNull(error) != null
-                || deadFrom != null
-                || deadTo != null;
-        if (!any && !Boolean.TRUE.equals(all)) {
-            throw new InvalidEndpointRequestException(
-                    "Give at least one of queue, kind, endpoint, error, deadFrom, deadTo, or all=true"
-                            + " to select every dead letter",
-                    "no filter");
-        }
-        return filter(queue, kind, endpoint, error, deadFrom, deadTo);
-    }
-
-    private static DeadLetterFilter filter(
-            @Nullable String queue,
-            @Nullable String kind,
-            @Nullable String endpoint,
-            @Nullable String error,
-            @Nullable Instant deadFrom,
-            @Nullable Instant deadTo) {
-        return DeadLetterFilter.all()
-                .queue(AdminWrites.blankToNull(queue))
-                .kind(AdminWrites.blankToNull(kind))
-                .endpoint(AdminWrites.blankToNull(endpoint))
-                .errorContains(AdminWrites.blankToNull(error))
-                .deadBetween(deadFrom, deadTo);
-    }
-
-    private static String describe(DeadLetterFilter f) {
-        StringBuilder b = new StringBuilder();
-        f.queue().ifPresent(v -> b.append("queue=").append(v).append(' '));
-        f.kind().ifPresent(v -> b.append("kind=").append(v).append(' '));
-        f.endpoint().ifPresent(v -> b.append("endpoint=").append(v).append(' '));
-        f.errorContains().ifPresent(v -> b.append("error~").append(v).append(' '));
-        f.deadFrom().ifPresent(v -> b.append("deadFrom=").append(v).append(' '));
-        f.deadTo().ifPresent(v -> b.append("deadTo=").append(v).append(' '));
-        return b.isEmpty() ? "all" : b.toString().trim();
     }
 }

@@ -46,7 +46,7 @@ public class PostboxJobsEndpoint {
      */
     @ReadOperation
     public @Nullable JobView job(@Selector long id, @Nullable String tenant) {
-        String named = AdminWrites.blankToNull(tenant);
+        String named = RequestChecks.optional(tenant);
         return (named == null
                         ? admin.job(id)
                         : PostboxTenantsEndpoint.forTenant(admin, named).job(id))
@@ -65,7 +65,7 @@ public class PostboxJobsEndpoint {
         parameters.put("id", id);
         parameters.put("tenant", tenant);
         return writes.run(caller, "cancel", parameters, result -> {
-            String named = AdminWrites.blankToNull(tenant);
+            String named = RequestChecks.optional(tenant);
             TenantAdmin owner = named == null ? null : PostboxTenantsEndpoint.forTenant(admin, named);
             boolean cancelled = owner != null ? owner.cancel(id) : admin.cancel(id);
             log.info("Postbox admin: cancel of job {} {}", id, cancelled ? "done" : "found no waiting job");

@@ -58,7 +58,7 @@ public class PostboxQueuesEndpoint {
         Map<String, Object> parameters = new LinkedHashMap<>();
         parameters.put("queue", queue);
         return writes.run(caller, paused ? "pause" : "resume", parameters, result -> {
-            String name = AdminWrites.name("queue", queue);
+            String name = RequestChecks.requiredName("queue", queue);
             if (paused) {
                 admin.pause(name);
             } else {

@@ -9,7 +9,6 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.actuate.endpoint.Access;
-import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -49,12 +48,8 @@ public class PostboxSchedulesEndpoint {
     /** Every schedule with its latest {@code limit} fires (0 to {@value #MAX_SCHEDULE_HISTORY}). */
     @ReadOperation
     public List<ScheduleView> schedules(@Nullable Integer limit, @Nullable String tenant) {
-        int history = limit != null ? limit : DEFAULT_SCHEDULE_HISTORY;
-        if (history < 0 || history > MAX_SCHEDULE_HISTORY) {
-            throw new InvalidEndpointRequestException(
-                    "limit (fires per schedule) must be between 0 and " + MAX_SCHEDULE_HISTORY + ", was " + history,
-                    "limit out of range");
-        }
+        int history = RequestChecks.limit(
+                "limit (fires per schedule)", limit, DEFAULT_SCHEDULE_HISTORY, 0, MAX_SCHEDULE_HISTORY);
         return admin(tenant).schedules(history);
     }
 
@@ -66,10 +61,10 @@ public class PostboxSchedulesEndpoint {
         parameters.put("schedule", schedule);
         parameters.put("tenant", tenant);
         return writes.run(caller, paused ? "pause" : "resume", parameters, result -> {
-            String name = AdminWrites.name("schedule", schedule);
+            String name = RequestChecks.requiredName("schedule", schedule);
             PostboxScheduleAdmin admin = admin(tenant);
             result.put("schedule", name);
-            try {
+            return AdminWrites.notFoundWhenUnknown(result, () -> {
                 boolean changed = paused ? admin.pause(name) : admin.resume(name);
                 log.info(
                         "Postbox admin: schedule '{}' {}",
@@ -78,9 +73,7 @@ public class PostboxSchedulesEndpoint {
                 result.put("paused", paused);
                 result.put("changed", changed);
                 return AdminWrites.ok(result);
-            } catch (IllegalArgumentException e) {
-                return AdminWrites.notFound(result, String.valueOf(e.getMessage()));
-            }
+            });
         });
     }
 
@@ -89,14 +82,12 @@ public class PostboxSchedulesEndpoint {
      * tenant in every statement), or over every tenant when it names none.
      */
     private PostboxScheduleAdmin admin(@Nullable String tenant) {
-        if (schedules == null) {
-            throw new InvalidEndpointRequestException(
-                    "Postbox schedules are not configured in this application", "schedules not configured");
-        }
+        PostboxScheduleAdmin all = RequestChecks.configured(
+                schedules, "Postbox schedules are not configured in this application", "schedules not configured");
         String key = PostboxTenantsEndpoint.key(tenant);
         if (key == null) {
-            return schedules;
+            return all;
         }
-        return schedules.forTenant(key.isEmpty() ? null : key);
+        return all.forTenant(key.isEmpty() ? null : key);
     }
 }

@@ -101,7 +101,7 @@ public class PostboxTenantsEndpoint {
      * naming the rule when it is not a valid tenant id.
      */
     static TenantAdmin forTenant(PostboxAdmin admin, String tenant) {
-        String name = AdminWrites.name("tenant", tenant);
+        String name = RequestChecks.requiredName("tenant", tenant);
         if (name.equals(DEFAULT_TENANT)) {
             return admin.forDefaultTenant();
         }
@@ -118,7 +118,7 @@ public class PostboxTenantsEndpoint {
      * not a valid tenant id.
      */
     static @Nullable String key(@Nullable String tenant) {
-        String named = AdminWrites.blankToNull(tenant);
+        String named = RequestChecks.optional(tenant);
         if (named == null) {
             return null;
         }

@@ -8,7 +8,6 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.actuate.endpoint.Access;
-import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -82,7 +81,7 @@ public class PostboxWebhooksEndpoint {
         parameters.put("reason", reason);
         parameters.put("tenant", tenant);
         return writes.run(caller, enabled ? "enable-endpoint" : "disable-endpoint", parameters, result -> {
-            String name = AdminWrites.name("endpoint", endpoint);
+            String name = RequestChecks.requiredName("endpoint", endpoint);
             WebhookEndpointAdmin admin = admin();
             result.put("endpoint", name);
             String key = PostboxTenantsEndpoint.key(tenant);
@@ -95,7 +94,7 @@ public class PostboxWebhooksEndpoint {
                         "tenant " + (key.isEmpty() ? PostboxTenantsEndpoint.DEFAULT_TENANT : key)
                                 + " has no webhook endpoint '" + name + "'");
             }
-            try {
+            return AdminWrites.notFoundWhenUnknown(result, () -> {
                 if (enabled) {
                     WebhookEndpointAdmin.EnableView done = admin.enable(name);
                     log.info(
@@ -108,16 +107,14 @@ public class PostboxWebhooksEndpoint {
                     result.put("resumed", done.resumed());
                     result.put("replayed", done.replayed());
                 } else {
-                    String why = AdminWrites.blankToNull(reason);
+                    String why = RequestChecks.optional(reason);
                     boolean changed =
                             admin.disable(name, why != null ? why : "disabled through the postboxwebhooks endpoint");
                     log.info("Postbox admin: webhook endpoint '{}' {}", name, changed ? "disabled" : "was disabled");
                     result.put("changed", changed);
                 }
                 return AdminWrites.ok(result);
-            } catch (IllegalArgumentException e) {
-                return AdminWrites.notFound(result, String.valueOf(e.getMessage()));
-            }
+            });
         });
     }
 
@@ -139,11 +136,9 @@ public class PostboxWebhooksEndpoint {
     }
 
     private WebhookEndpointAdmin admin() {
-        if (webhookEndpoints == null) {
-            throw new InvalidEndpointRequestException(
-                    "Webhook delivery is not configured: add postbox-delivery-http to the application",
-                    "webhook delivery not configured");
-        }
-        return webhookEndpoints;
+        return RequestChecks.configured(
+                webhookEndpoints,
+                "Webhook delivery is not configured: add postbox-delivery-http to the application",
+                "webhook delivery not configured");
     }
 }

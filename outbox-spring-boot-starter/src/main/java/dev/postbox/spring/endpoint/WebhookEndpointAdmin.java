@@ -7,9 +7,9 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Webhook endpoint administration for the {@code postbox} actuator endpoint, present when {@code
- * postbox-delivery-http} is configured. Kept free of that module's types so the endpoint works
- * without it.
+ * Webhook endpoint administration for the {@code postboxwebhooks} actuator endpoint and the console,
+ * present when {@code postbox-delivery-http} is configured. Kept free of that module's types so the
+ * endpoint and the console work without it.
  */
 public interface WebhookEndpointAdmin {
 
@@ -43,6 +43,22 @@ public interface WebhookEndpointAdmin {
      *     (the message names the key id, never a value)
      */
     int reencryptSecrets();
+
+    /**
+     * Starts a secret rotation: a new secret becomes the newest and the previous newest is kept, so
+     * deliveries carry both signatures until {@link #retireOldSecrets}. Returns the new secret, to be
+     * shown once and never logged.
+     *
+     * @throws IllegalArgumentException when unknown
+     */
+    String rotateSecret(String name);
+
+    /**
+     * Ends a rotation: keeps only the newest secret; returns how many were removed.
+     *
+     * @throws IllegalArgumentException when unknown
+     */
+    int retireOldSecrets(String name);
 
     /**
      * An endpoint as the actuator shows it: never its secrets or header values.

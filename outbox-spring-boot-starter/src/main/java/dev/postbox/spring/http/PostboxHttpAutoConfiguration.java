@@ -147,7 +147,10 @@ public final class PostboxHttpAutoConfiguration {
         return new PostboxHttpEndpointRegistrar(registry, properties, environment);
     }
 
-    /** Endpoint list, state and enable/disable for the {@code postbox} actuator endpoint. */
+    /**
+     * Endpoint list, state, enable/disable and secret rotation for the {@code postboxwebhooks} actuator
+     * endpoint and the console.
+     */
     @Bean
     @ConditionalOnMissingBean
     WebhookEndpointAdmin postboxWebhookEndpointAdmin(EndpointRegistry registry) {

@@ -1,15 +1,20 @@
 package dev.postbox.spring.http;
 
+import dev.postbox.http.signing.WebhookSecret;
 import dev.postbox.http.webhook.EnableResult;
 import dev.postbox.http.webhook.Endpoint;
 import dev.postbox.http.webhook.EndpointRegistry;
+import dev.postbox.http.webhook.UnknownEndpointException;
 import dev.postbox.spring.endpoint.WebhookEndpointAdmin;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.TreeSet;
 
-/** {@link WebhookEndpointAdmin} on the module's {@link EndpointRegistry}. */
+/**
+ * {@link WebhookEndpointAdmin} on the module's {@link EndpointRegistry}: the one class through which
+ * the actuator endpoint and the console reach that module's endpoints.
+ */
 final class RegistryWebhookEndpointAdmin implements WebhookEndpointAdmin {
 
     private final EndpointRegistry registry;
@@ -44,6 +49,34 @@ final class RegistryWebhookEndpointAdmin implements WebhookEndpointAdmin {
     @Override
     public int reencryptSecrets() {
         return registry.reencryptSecrets();
+    }
+
+    /** {@inheritDoc} Throws {@code UnknownEndpointException} (an IllegalArgumentException) when unknown. */
+    @Override
+    public String rotateSecret(String name) {
+        Endpoint current = existing(name);
+        WebhookSecret fresh = WebhookSecret.generate();
+        registry.update(current.toBuilder()
+                .secrets(List.of(fresh, current.secrets().get(0)))
+                .build());
+        return fresh.serialized();
+    }
+
+    /** {@inheritDoc} Throws {@code UnknownEndpointException} (an IllegalArgumentException) when unknown. */
+    @Override
+    public int retireOldSecrets(String name) {
+        Endpoint current = existing(name);
+        int removed = current.secrets().size() - 1;
+        if (removed > 0) {
+            registry.update(current.toBuilder()
+                    .secrets(List.of(current.secrets().get(0)))
+                    .build());
+        }
+        return removed;
+    }
+
+    private Endpoint existing(String name) {
+        return registry.get(name).orElseThrow(() -> new UnknownEndpointException(name));
     }
 
     static WebhookEndpointView view(Endpoint e) {

@@ -134,6 +134,14 @@ class PostboxEndpointAutoConfigurationTest {
                                     .schedules(null, null))
                             .isInstanceOf(InvalidEndpointRequestException.class)
                             .hasMessageContaining("schedules are not configured");
+                    assertThatThrownBy(() -> context.getBean(PostboxSchedulesEndpoint.class)
+                                    .schedules(101, null))
+                            .isInstanceOf(InvalidEndpointRequestException.class)
+                            .hasMessage("limit (fires per schedule) must be between 0 and 100, was 101");
+                    assertThatThrownBy(() -> context.getBean(PostboxWebhooksEndpoint.class)
+                                    .enabled(" ", true, null, null, NONE))
+                            .isInstanceOf(InvalidEndpointRequestException.class)
+                            .hasMessage("endpoint may not be blank");
                 });
     }
 

@@ -89,6 +89,18 @@ class TenantScopedEndpointsTest {
         public int reencryptSecrets() {
             return 0;
         }
+
+        @Override
+        public String rotateSecret(String name) {
+            writes.add("rotate " + name);
+            return "new secret of " + name;
+        }
+
+        @Override
+        public int retireOldSecrets(String name) {
+            writes.add("retire " + name);
+            return 0;
+        }
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.postbox.spring.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.postbox.Postbox;
 import dev.postbox.http.AesGcmSecretCipher;
@@ -277,6 +278,37 @@ class PostboxHttpAutoConfigurationTest {
                     assertThat(orders.url()).endsWith("/b");
                     assertThat(orders.isEnabled()).isFalse();
                     assertThat(orders.disabledReason()).contains("maintenance");
+                });
+    }
+
+    @Test
+    void theEndpointAdminRotatesAndRetiresSecretsAndRefusesAnUnknownEndpoint() {
+        runner().withPropertyValues(
+                        "postbox.http.allow-list=127.0.0.1/32",
+                        "postbox.http.endpoints.orders.url=http://127.0.0.1:8080/a",
+                        "postbox.http.endpoints.orders.secrets=" + SECRET)
+                .run(context -> {
+                    WebhookEndpointAdmin admin = context.getBean(WebhookEndpointAdmin.class);
+                    EndpointRegistry registry = context.getBean(EndpointRegistry.class);
+
+                    String fresh = admin.rotateSecret("orders");
+                    assertThat(registry.get("orders").orElseThrow().secrets())
+                            .extracting(WebhookSecret::serialized)
+                            .containsExactly(fresh, SECRET);
+                    assertThat(admin.get("orders").orElseThrow().secrets()).isEqualTo(2);
+
+                    assertThat(admin.retireOldSecrets("orders")).isEqualTo(1);
+                    assertThat(registry.get("orders").orElseThrow().secrets())
+                            .extracting(WebhookSecret::serialized)
+                            .containsExactly(fresh);
+                    assertThat(admin.retireOldSecrets("orders")).isZero();
+
+                    assertThatThrownBy(() -> admin.rotateSecret("nope"))
+                            .isInstanceOf(IllegalArgumentException.class)
+                            .hasMessageContaining("nope");
+                    assertThatThrownBy(() -> admin.retireOldSecrets("nope"))
+                            .isInstanceOf(IllegalArgumentException.class)
+                            .hasMessageContaining("nope");
                 });
     }
 
