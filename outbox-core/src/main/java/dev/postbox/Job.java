@@ -25,6 +25,7 @@ public final class Job {
     private final Instant createdAt;
     private final JsonCodec codec;
     private final @Nullable String installationId;
+    private final @Nullable String tenant;
 
     /** A job of a legacy installation (or a test): its generated key is {@code postbox-<id>}. */
     public Job(
@@ -75,6 +76,44 @@ public final class Job {
             Instant createdAt,
             JsonCodec codec,
             @Nullable String installationId) {
+        this(
+                id,
+                queue,
+                kind,
+                payloadJson,
+                idempotencyKey,
+                orderingKey,
+                endpoint,
+                attempt,
+                maxAttempts,
+                headers,
+                createdAt,
+                codec,
+                installationId,
+                null);
+    }
+
+    /**
+     * A job of a tenant ({@code null}: the default tenant). A tenant job's {@link #stableKey()} with an
+     * idempotency key is {@code <tenant>/<key>}, so two tenants' equal keys reach a shared receiver as
+     * two deliveries.
+     */
+    public Job(
+            long id,
+            String queue,
+            String kind,
+            String payloadJson,
+            @Nullable String idempotencyKey,
+            @Nullable String orderingKey,
+            @Nullable String endpoint,
+            int attempt,
+            int maxAttempts,
+            Map<String, String> headers,
+            Instant createdAt,
+            JsonCodec codec,
+            @Nullable String installationId,
+            @Nullable String tenant) {
+        this.tenant = tenant;
         this.id = id;
         this.queue = queue;
         this.kind = kind;
@@ -117,11 +156,20 @@ public final class Job {
     }
 
     /**
-     * A key that is the same on every attempt of this job: the idempotency key when one was given,
+     * A key that is the same on every attempt of this job: the idempotency key when one was given
+     * ({@code <tenant>/<key>} for a job of a named tenant, since keys are unique per tenant only),
      * otherwise the {@link #generatedKey()}. Send it to receivers so that they apply the effect once.
      */
     public String stableKey() {
-        return idempotencyKey != null ? idempotencyKey : generatedKey();
+        if (idempotencyKey == null) {
+            return generatedKey();
+        }
+        return tenant == null ? idempotencyKey : tenant + "/" + idempotencyKey;
+    }
+
+    /** The tenant the job belongs to; empty for the default tenant. */
+    public Optional<String> tenant() {
+        return Optional.ofNullable(tenant);
     }
 
     /**
@@ -177,7 +225,8 @@ public final class Job {
 
     @Override
     public String toString() {
-        return "Job[id=" + id + ", queue=" + queue + ", kind=" + kind + ", attempt=" + attempt + "/" + maxAttempts
+        return "Job[id=" + id + ", queue=" + queue + ", kind=" + kind + (tenant == null ? "" : ", tenant=" + tenant)
+                + ", attempt=" + attempt + "/" + maxAttempts
                 + "]";
     }
 }

@@ -56,6 +56,7 @@ public final class JobRequest {
     private final @Nullable Integer maxAttempts;
     private final @Nullable Instant expiresAt;
     private final Map<String, String> headers;
+    private final @Nullable String tenant;
 
     private JobRequest(Builder b) {
         this.queue = name(b.queue, "queue", MAX_QUEUE_LENGTH);
@@ -86,6 +87,7 @@ public final class JobRequest {
         this.maxAttempts = b.maxAttempts;
         this.expiresAt = b.expiresAt;
         this.headers = Map.copyOf(b.headers);
+        this.tenant = b.tenant == null ? null : TenantId.validate(b.tenant, "tenant");
     }
 
     private static String name(String value, String what, int max) {
@@ -164,6 +166,7 @@ public final class JobRequest {
         b.maxAttempts = maxAttempts;
         b.expiresAt = expiresAt;
         b.headers.putAll(headers);
+        b.tenant = tenant;
         return b;
     }
 
@@ -227,10 +230,19 @@ public final class JobRequest {
         return headers;
     }
 
+    /**
+     * The tenant the job belongs to; empty for the default tenant. Idempotency and ordering keys are
+     * unique per tenant, and claims are fair across tenants (docs/tenants.md).
+     */
+    public Optional<String> tenant() {
+        return Optional.ofNullable(tenant);
+    }
+
     @Override
     public String toString() {
         // The payload is deliberately left out: payloads are not logged by default.
-        return "JobRequest[queue=" + queue + ", kind=" + kind + ", idempotencyKey=" + idempotencyKey + ", orderingKey="
+        return "JobRequest[queue=" + queue + ", kind=" + kind + (tenant == null ? "" : ", tenant=" + tenant)
+                + ", idempotencyKey=" + idempotencyKey + ", orderingKey="
                 + orderingKey + ", priority=" + priority + "]";
     }
 
@@ -250,6 +262,7 @@ public final class JobRequest {
         private @Nullable Integer maxAttempts;
         private @Nullable Instant expiresAt;
         private final Map<String, String> headers = new LinkedHashMap<>();
+        private @Nullable String tenant;
 
         private Builder(String kind) {
             this.kind = Require.notBlank(kind, "kind");
@@ -342,6 +355,15 @@ public final class JobRequest {
 
         public Builder headers(Map<String, String> headers) {
             headers.forEach(this::header);
+            return this;
+        }
+
+        /**
+         * The tenant the job belongs to, null for the default tenant. A tenant id is 1 to {@value
+         * TenantId#MAX_LENGTH} letters, digits, '.', '_' or '-' (see {@link TenantId}).
+         */
+        public Builder tenant(@Nullable String tenant) {
+            this.tenant = tenant == null ? null : TenantId.validate(tenant, "tenant");
             return this;
         }
 

@@ -38,6 +38,7 @@ public final class Outbox {
     private final PostboxListener listener;
     private final WakeUps wakeUps;
     private final PostboxInstrumentation instrumentation;
+    private final TenantResolver tenants;
     private final PostboxSchema schema;
 
     Outbox(
@@ -46,13 +47,15 @@ public final class Outbox {
             TransactionMode transactionMode,
             PostboxListener listener,
             WakeUps wakeUps,
-            PostboxInstrumentation instrumentation) {
+            PostboxInstrumentation instrumentation,
+            TenantResolver tenants) {
         this.dataSource = Require.notNull(dataSource, "dataSource");
         this.writer = writer;
         this.transactionMode = transactionMode;
         this.listener = listener;
         this.wakeUps = wakeUps;
         this.instrumentation = instrumentation;
+        this.tenants = tenants;
         this.schema = PostboxSchema.of(dataSource);
     }
 
@@ -107,7 +110,8 @@ public final class Outbox {
         return write(connection, requests);
     }
 
-    private List<EnqueueResult> write(Connection c, List<JobRequest> requests) {
+    private List<EnqueueResult> write(Connection c, List<JobRequest> given) {
+        List<JobRequest> requests = withTenants(given);
         List<EnqueueResult> results = instrumentation.enqueue(requests, amended -> insert(c, amended));
         if (results.size() != requests.size()) {
             throw new IllegalStateException(
@@ -122,6 +126,43 @@ public final class Outbox {
                     results.get(i).created());
         }
         return results;
+    }
+
+    /**
+     * The requests with the resolver's current tenant applied (docs/tenants.md): a request without a
+     * tenant gets it; a request whose tenant differs from it is refused, so that code running for one
+     * tenant cannot write another tenant's jobs (a webhook delivery to another tenant's endpoint or an
+     * event published for another tenant included). Without a current tenant (the resolver returns
+     * null: a system thread, the engine's own threads) the requests are taken as they are.
+     *
+     * @throws IllegalArgumentException naming both tenants when a request contradicts the resolver
+     */
+    private List<JobRequest> withTenants(List<JobRequest> requests) {
+        if (tenants == TenantResolver.NONE || requests.isEmpty()) {
+            return requests;
+        }
+        String current = tenants.currentTenant();
+        if (current == null) {
+            return requests;
+        }
+        TenantId.validate(current, "TenantResolver " + tenants.getClass().getName() + " returned tenant");
+        List<JobRequest> resolved = new java.util.ArrayList<>(requests.size());
+        for (JobRequest r : requests) {
+            String given = r.tenant().orElse(null);
+            if (given == null) {
+                resolved.add(r.toBuilder().tenant(current).build());
+            } else if (given.equals(current)) {
+                resolved.add(r);
+            } else {
+                throw new IllegalArgumentException("A job of kind '" + r.kind() + "'"
+                        + r.endpoint().map(e -> " for endpoint '" + e + "'").orElse("")
+                        + " has tenant '" + given + "', but the current tenant (TenantResolver "
+                        + tenants.getClass().getName() + ") is '" + current + "': a job may not be enqueued for"
+                        + " another tenant. Leave the request's tenant unset, or enqueue it where the resolver"
+                        + " returns no tenant (a system thread)");
+            }
+        }
+        return resolved;
     }
 
     private List<EnqueueResult> insert(Connection c, List<JobRequest> requests) {

@@ -51,8 +51,14 @@ public final class Postbox implements AutoCloseable {
         RetryPolicies policies = new RetryPolicies(config.retryPolicy(), handlers, batchHandlers);
         JobWriter writer = new JobWriter(codec, config, policies::maxAttemptsFor);
         WakeUps wakeUps = new WakeUps(b.dataSource, config.notifyInterval(), config.pollInterval());
-        this.outbox =
-                new Outbox(b.dataSource, writer, config.transactionMode(), b.listener, wakeUps, b.instrumentation);
+        this.outbox = new Outbox(
+                b.dataSource,
+                writer,
+                config.transactionMode(),
+                b.listener,
+                wakeUps,
+                b.instrumentation,
+                b.tenantResolver);
         this.admin = new PostboxAdmin(b.dataSource, new AdminStore(), wakeUps);
         // The default manager on the application's DataSource itself: a transactional handler's own
         // statements run on the application's connection as it is, never qualified for Postbox's schema.
@@ -149,9 +155,19 @@ public final class Postbox implements AutoCloseable {
         private final Map<String, HandlerRegistration> handlers = new LinkedHashMap<>();
         private final List<PostboxModule> modules = new ArrayList<>();
         private final Map<String, BatchHandlerRegistration> batchHandlers = new LinkedHashMap<>();
+        private TenantResolver tenantResolver = TenantResolver.NONE;
 
         private Builder(DataSource dataSource) {
             this.dataSource = Require.notNull(dataSource, "dataSource");
+        }
+
+        /**
+         * Supplies the tenant of jobs enqueued without one (e.g. from the current request); default
+         * {@link TenantResolver#NONE}: such jobs belong to the default tenant.
+         */
+        public Builder tenantResolver(TenantResolver tenantResolver) {
+            this.tenantResolver = Require.notNull(tenantResolver, "tenantResolver");
+            return this;
         }
 
         public Builder config(PostboxConfig config) {

@@ -95,12 +95,49 @@ public final class PostboxAdmin {
         call(c -> store.setMaxConcurrency(c, Require.notBlank(queue, "queue"), max));
     }
 
+    /**
+     * The admin operations of one tenant: every read and write it makes is limited to the tenant's
+     * rows, so an operation for tenant A never touches tenant B's jobs or dead letters.
+     *
+     * @param tenant the tenant id (see {@link TenantId}); use {@link #forDefaultTenant()} for jobs
+     *     without a tenant
+     */
+    public TenantAdmin forTenant(String tenant) {
+        return new TenantAdmin(this, TenantId.validate(tenant, "tenant"));
+    }
+
+    /** The admin operations of the default tenant (jobs enqueued without a tenant). */
+    public TenantAdmin forDefaultTenant() {
+        return new TenantAdmin(this, null);
+    }
+
+    /**
+     * Statistics of the tenants with live jobs or settings, the worst first (the oldest due job), at
+     * most {@code limit}.
+     */
+    public List<TenantStats> tenants(int limit) {
+        Require.positive(limit, "limit");
+        return call(c -> store.tenantStats(c, null, limit));
+    }
+
+    AdminStore store() {
+        return store;
+    }
+
+    int wakeIfReplayed(int jobs) {
+        return replayed(jobs);
+    }
+
+    <T> T callSql(SqlCall<T> call) {
+        return call(call);
+    }
+
     /** Statistics of every queue that has jobs, dead letters or configuration. */
     public List<QueueStats> queues() {
         return call(store::queueStats);
     }
 
-    private interface SqlCall<T> {
+    interface SqlCall<T> {
         T apply(Connection c) throws SQLException;
     }
 

@@ -37,6 +37,8 @@ public final class PostboxConfig {
     public static final int DEFAULT_HIGH_LANE_WEIGHT = 60;
     public static final int DEFAULT_NORMAL_LANE_WEIGHT = 30;
     public static final int DEFAULT_LOW_LANE_WEIGHT = 10;
+    /** Tenants with work one claim visits at most (round robin from where the last claim stopped). */
+    public static final int DEFAULT_TENANTS_PER_CLAIM = 100;
 
     private static final PostboxConfig DEFAULTS = custom().build();
 
@@ -68,6 +70,9 @@ public final class PostboxConfig {
     private final int[] laneWeights;
     private final Duration slowAttemptThreshold;
     private final Map<String, Integer> queueConcurrency;
+    private final int tenantsPerClaim;
+    private final @Nullable Integer tenantConcurrency;
+    private final Map<String, Integer> tenantConcurrencyOverrides;
 
     private PostboxConfig(Builder b) {
         this.workerId = b.workerId != null ? b.workerId : defaultWorkerId();
@@ -98,6 +103,9 @@ public final class PostboxConfig {
         this.laneWeights = b.laneWeights.clone();
         this.slowAttemptThreshold = b.slowAttemptThreshold;
         this.queueConcurrency = Map.copyOf(b.queueConcurrency);
+        this.tenantsPerClaim = b.tenantsPerClaim;
+        this.tenantConcurrency = b.tenantConcurrency;
+        this.tenantConcurrencyOverrides = Map.copyOf(b.tenantConcurrencyOverrides);
         if (queues.isEmpty()) {
             throw new IllegalArgumentException("queues may not be empty: name at least one queue to serve");
         }
@@ -153,6 +161,9 @@ public final class PostboxConfig {
         b.laneWeights = laneWeights.clone();
         b.slowAttemptThreshold = slowAttemptThreshold;
         b.queueConcurrency.putAll(queueConcurrency);
+        b.tenantsPerClaim = tenantsPerClaim;
+        b.tenantConcurrency = tenantConcurrency;
+        b.tenantConcurrencyOverrides.putAll(tenantConcurrencyOverrides);
         return b;
     }
 
@@ -294,6 +305,26 @@ public final class PostboxConfig {
         return queueConcurrency;
     }
 
+    /** Most tenants with work one claim visits (round robin from where the previous claim stopped). */
+    public int tenantsPerClaim() {
+        return tenantsPerClaim;
+    }
+
+    /**
+     * The most jobs of one tenant this process holds at once (claimed jobs count), for the tenant
+     * (by id; {@code null} for the default tenant): its override, else the default for every tenant;
+     * empty when uncapped.
+     */
+    public java.util.OptionalInt tenantConcurrency(@Nullable String tenant) {
+        Integer max = tenantConcurrencyOverrides.getOrDefault(TenantId.key(tenant), tenantConcurrency);
+        return max == null ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(max);
+    }
+
+    /** Whether some tenant has a per-process cap. */
+    public boolean tenantsCapped() {
+        return tenantConcurrency != null || !tenantConcurrencyOverrides.isEmpty();
+    }
+
     /** Builds a {@link PostboxConfig}; every setter validates its argument. */
     public static final class Builder {
         private @Nullable String workerId;
@@ -323,6 +354,9 @@ public final class PostboxConfig {
         private @Nullable ThreadFactory workerThreadFactory;
         private int[] laneWeights = {DEFAULT_HIGH_LANE_WEIGHT, DEFAULT_NORMAL_LANE_WEIGHT, DEFAULT_LOW_LANE_WEIGHT};
         private final Map<String, Integer> queueConcurrency = new LinkedHashMap<>();
+        private int tenantsPerClaim = DEFAULT_TENANTS_PER_CLAIM;
+        private @Nullable Integer tenantConcurrency;
+        private final Map<String, Integer> tenantConcurrencyOverrides = new LinkedHashMap<>();
         private Duration slowAttemptThreshold = DEFAULT_SLOW_ATTEMPT_THRESHOLD;
 
         private Builder() {}
@@ -487,6 +521,35 @@ public final class PostboxConfig {
         /** Caps the jobs of one queue that this process holds at once (claimed jobs count). */
         public Builder queueConcurrency(String queue, int max) {
             queueConcurrency.put(Require.notBlank(queue, "queue"), Require.positive(max, "queueConcurrency." + queue));
+            return this;
+        }
+
+        /**
+         * Most tenants with work one claim visits (default {@value PostboxConfig#DEFAULT_TENANTS_PER_CLAIM}):
+         * each claim gives every tenant it visits a share; with more tenants than this, the next claim
+         * continues where this one stopped (round robin).
+         */
+        public Builder tenantsPerClaim(int tenantsPerClaim) {
+            this.tenantsPerClaim = Require.positive(tenantsPerClaim, "tenantsPerClaim");
+            return this;
+        }
+
+        /**
+         * Caps the jobs of every tenant that this process holds at once (claimed jobs count); a tenant
+         * at its cap waits (its jobs stay unclaimed) while other tenants' jobs keep flowing.
+         */
+        public Builder tenantConcurrency(int max) {
+            this.tenantConcurrency = Require.positive(max, "tenantConcurrency");
+            return this;
+        }
+
+        /**
+         * Caps the jobs of one tenant ({@code null}: the default tenant) that this process holds at
+         * once, instead of {@link #tenantConcurrency(int)}.
+         */
+        public Builder tenantConcurrency(@Nullable String tenant, int max) {
+            String key = tenant == null ? "" : TenantId.validate(tenant, "tenantConcurrency tenant");
+            tenantConcurrencyOverrides.put(key, Require.positive(max, "tenantConcurrency." + key));
             return this;
         }
 

@@ -63,6 +63,13 @@ public final class SchemaInstaller {
         private static final Pattern DROP_TRIGGER = Pattern.compile(
                 "(?i)DROP\\s+TRIGGER\\s+(?:IF\\s+EXISTS\\s+)?([a-z_][a-z0-9_]*)\\s+ON\\s+(?:ONLY\\s+)?([a-z_][a-z0-9_]*)");
 
+        /** {@code DROP INDEX [IF EXISTS] name}, the name possibly qualified ({@code %I.name} in a DO block). */
+        private static final Pattern DROP_INDEX = Pattern.compile("(?i)DROP\\s+INDEX\\s+(?:CONCURRENTLY\\s+)?"
+                + "(?:IF\\s+EXISTS\\s+)?(?:(?:%I|[a-z_][a-z0-9_]*)\\.)?([a-z_][a-z0-9_]*)");
+
+        /** How {@link #objects()} names an index the migration drops: {@code index <name> dropped}. */
+        static final Pattern DROPPED_INDEX = Pattern.compile("index ([a-z_][a-z0-9_]*) dropped");
+
         /** How {@link #objects()} names a trigger the migration drops: {@code trigger <name> on <table> dropped}. */
         static final Pattern DROPPED_TRIGGER =
                 Pattern.compile("trigger ([a-z_][a-z0-9_]*) on ([a-z_][a-z0-9_]*) dropped");
@@ -76,7 +83,9 @@ public final class SchemaInstaller {
          * What the migration creates, by which a database is known to have it: tables and indexes by
          * name, added columns as {@code table.column}, in the order the migration creates them; then
          * the triggers it drops, as {@code trigger <name> on <table> dropped} (present while the
-         * table exists and the trigger does not).
+         * table exists and the trigger does not), and the indexes it drops, as {@code index <name>
+         * dropped} (present while no relation has the name; an earlier migration's index that a later
+         * one drops is not required of the earlier one).
          */
         public List<String> objects() {
             String sql = sql().replaceAll("(?m)--.*$", "");
@@ -97,6 +106,10 @@ public final class SchemaInstaller {
             while (dropped.find()) {
                 objects.add("trigger " + dropped.group(1).toLowerCase(java.util.Locale.ROOT) + " on "
                         + dropped.group(2).toLowerCase(java.util.Locale.ROOT) + " dropped");
+            }
+            Matcher droppedIndex = DROP_INDEX.matcher(sql);
+            while (droppedIndex.find()) {
+                objects.add("index " + droppedIndex.group(1).toLowerCase(java.util.Locale.ROOT) + " dropped");
             }
             return objects;
         }

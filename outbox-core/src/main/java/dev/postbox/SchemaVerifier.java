@@ -146,8 +146,18 @@ public final class SchemaVerifier {
         List<String> objects = new ArrayList<>();
         List<String> relations = new ArrayList<>();
         migrations.forEach(m -> objects.addAll(m.objects()));
+        // An index a later migration drops is not required of the migration that created it.
+        Set<String> droppedLater = new java.util.HashSet<>();
         for (String o : objects) {
-            if (!SchemaInstaller.Migration.DROPPED_TRIGGER.matcher(o).matches()) {
+            Matcher index = SchemaInstaller.Migration.DROPPED_INDEX.matcher(o);
+            if (index.matches()) {
+                droppedLater.add(index.group(1));
+            }
+        }
+        objects.removeAll(droppedLater);
+        for (String o : objects) {
+            if (!SchemaInstaller.Migration.DROPPED_TRIGGER.matcher(o).matches()
+                    && !SchemaInstaller.Migration.DROPPED_INDEX.matcher(o).matches()) {
                 relations.add(o);
             }
         }
@@ -170,11 +180,25 @@ public final class SchemaVerifier {
         Set<String> missing = new LinkedHashSet<>();
         for (String o : objects) {
             Matcher trigger = SchemaInstaller.Migration.DROPPED_TRIGGER.matcher(o);
-            if (trigger.matches() ? !dropped(c, trigger.group(1), trigger.group(2)) : missingRelations.contains(o)) {
+            Matcher index = SchemaInstaller.Migration.DROPPED_INDEX.matcher(o);
+            if (trigger.matches()
+                    ? !dropped(c, trigger.group(1), trigger.group(2))
+                    : index.matches() ? !indexDropped(c, index.group(1)) : missingRelations.contains(o)) {
                 missing.add(o);
             }
         }
         return missing;
+    }
+
+    /** Whether no relation has the index's name (a migration that drops it has run). */
+    private static boolean indexDropped(Connection c, String index) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT to_regclass(?) IS NULL")) {
+            ps.setString(1, index);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
     }
 
     /** Whether the table exists without the trigger (a migration that drops it has run). */

@@ -204,7 +204,7 @@ class ClaimPlanTest extends DatabaseTest {
                         .as("claimed rows")
                         .isEqualTo(BATCH);
                 long read = nodes.stream()
-                        .filter(n -> on(n, "Index Name", "outbox_job_claim_idx"))
+                        .filter(n -> on(n, "Index Name", "outbox_job_tenant_claim_idx"))
                         .mapToLong(n -> n.get("Actual Rows").asLong()
                                 + (n.has("Rows Removed by Filter")
                                         ? n.get("Rows Removed by Filter").asLong()
@@ -225,7 +225,8 @@ class ClaimPlanTest extends DatabaseTest {
         String text = plan.toString();
         assertThat(nodes)
                 .as("a node reads the partial claim index: %s", text)
-                .anyMatch(n -> on(n, "Index Name", "outbox_job_claim_idx") && on(n, "Relation Name", "outbox_job"));
+                .anyMatch(n ->
+                        on(n, "Index Name", "outbox_job_tenant_claim_idx") && on(n, "Relation Name", "outbox_job"));
         assertThat(nodes)
                 .as("no sequential scan of the live table: %s", text)
                 .noneMatch(n -> on(n, "Node Type", "Seq Scan") && on(n, "Relation Name", "outbox_job"));

@@ -38,6 +38,7 @@ abstract class DatabaseTest {
         engines.forEach(Postbox::stop);
         engines.clear();
         jdbc.execute("TRUNCATE outbox_job, outbox_job_archive, outbox_dead_letter, outbox_idempotency_key,"
+                + " outbox_tenant_idempotency_key, outbox_tenant,"
                 + " outbox_attempt, outbox_queue, outbox_worker");
     }
 

@@ -75,7 +75,7 @@ class SchemaVerifierTest {
                     .doesNotContain("outbox_job");
 
             // The installer takes over: it records what it found and applies only the rest.
-            assertThat(new SchemaInstaller(ds).install()).containsExactly(3, 4, 5, 6, 7, 8, 9);
+            assertThat(new SchemaInstaller(ds).install()).containsExactly(3, 4, 5, 6, 7, 8, 9, 10);
             assertThat(jdbc.queryForList(
                             "SELECT description FROM outbox_schema_version ORDER BY version", String.class))
                     .containsExactly(
@@ -87,7 +87,8 @@ class SchemaVerifierTest {
                             "console indexes",
                             "notify after commit",
                             "installation id",
-                            "dead letter cause");
+                            "dead letter cause",
+                            "tenants");
             assertThat(verifier.missingMigrations()).isEmpty();
             assertThat(verifier.missingObjects()).isEmpty();
             assertThat(verifier.installedVersion())
@@ -96,7 +97,8 @@ class SchemaVerifierTest {
             jdbc.execute("DROP TABLE outbox_schedule CASCADE");
             assertThat(verifier.missingMigrations())
                     .extracting(SchemaInstaller.Migration::version)
-                    .containsExactly(2);
+                    .as("V2 created the table; V10 added its tenant column")
+                    .containsExactly(2, 10);
             assertThat(verifier.installedVersion()).isEqualTo(1);
         } finally {
             TestDatabase.drop(ds);
@@ -143,6 +145,93 @@ class SchemaVerifierTest {
         } finally {
             TestDatabase.drop(ds);
         }
+    }
+
+    /**
+     * V10 replaces V1's claim and ordering indexes with tenant-aware ones: it counts as applied only
+     * when the old ones are gone, and V1 is not reported missing for lacking the indexes V10 dropped.
+     */
+    @Test
+    void aMigrationThatDropsAnIndexIsAppliedOnlyWhenTheIndexIsGone() {
+        HikariDataSource ds = TestDatabase.createEmpty();
+        try {
+            SchemaVerifier verifier = new SchemaVerifier(ds);
+            List<SchemaInstaller.Migration> all = SchemaInstaller.migrations();
+            SchemaInstaller.Migration v10 =
+                    all.stream().filter(m -> m.version() == 10).findFirst().orElseThrow();
+            assertThat(v10.objects())
+                    .contains("index outbox_job_claim_idx dropped", "index outbox_job_ordering_idx dropped");
+
+            JdbcTemplate jdbc = new JdbcTemplate(ds);
+            all.stream().filter(m -> m.version() < 10).forEach(m -> jdbc.execute(m.sql()));
+            assertThat(verifier.missingMigrations()).containsExactly(v10);
+            assertThat(verifier.missingObjects()).contains("index outbox_job_claim_idx dropped");
+
+            assertThat(new SchemaInstaller(ds).install()).containsExactly(10);
+            assertThat(verifier.missingMigrations()).isEmpty();
+            assertThat(count(jdbc, "SELECT count(*) FROM pg_class WHERE relname = 'outbox_job_claim_idx'"))
+                    .isZero();
+        } finally {
+            TestDatabase.drop(ds);
+        }
+    }
+
+    /**
+     * V10 drops V1's claim and ordering indexes in the schema of the installation it migrates, not
+     * through the search_path. Flyway and Liquibase run it with the schema first and the connection's
+     * path after it ({@code billing, public}); when billing lacks one of the indexes (here its claim
+     * index, rebuilt by a DBA under another name) a bare {@code DROP INDEX} would drop the one of the
+     * installation in public, still on V9 and claiming through it.
+     */
+    @Test
+    void v10DropsTheOldIndexesOfItsOwnSchemaOnlyWhateverTheSearchPath() throws Exception {
+        HikariDataSource ds = TestDatabase.createEmpty();
+        try (java.sql.Connection c = ds.getConnection();
+                java.sql.Statement s = c.createStatement()) {
+            List<SchemaInstaller.Migration> all = SchemaInstaller.migrations();
+            for (SchemaInstaller.Migration m : all) {
+                if (m.version() < 10) {
+                    s.execute(m.sql()); // public
+                }
+            }
+            s.execute("CREATE SCHEMA billing");
+            s.execute("SET search_path = billing");
+            for (SchemaInstaller.Migration m : all) {
+                if (m.version() < 10) {
+                    s.execute(m.sql());
+                }
+            }
+            s.execute("ALTER INDEX billing.outbox_job_claim_idx RENAME TO billing_claim_rebuilt");
+            s.execute("SET search_path = billing, public");
+            s.execute(all.stream()
+                    .filter(m -> m.version() == 10)
+                    .findFirst()
+                    .orElseThrow()
+                    .sql());
+            s.execute("RESET search_path");
+
+            JdbcTemplate jdbc = new JdbcTemplate(ds);
+            assertThat(jdbc.queryForList(
+                            "SELECT n.nspname || '.' || c.relname FROM pg_class c"
+                                    + " JOIN pg_namespace n ON n.oid = c.relnamespace"
+                                    + " WHERE c.relname IN ('outbox_job_claim_idx', 'outbox_job_ordering_idx')"
+                                    + " ORDER BY 1",
+                            String.class))
+                    .as("public's installation keeps its indexes; billing's old ordering index is gone")
+                    .containsExactly("public.outbox_job_claim_idx", "public.outbox_job_ordering_idx");
+            assertThat(count(
+                            jdbc,
+                            "SELECT count(*) FROM pg_indexes WHERE schemaname = 'billing'"
+                                    + " AND indexname = 'outbox_job_tenant_claim_idx'"))
+                    .isOne();
+        } finally {
+            TestDatabase.drop(ds);
+        }
+    }
+
+    private static long count(JdbcTemplate jdbc, String sql) {
+        Long n = jdbc.queryForObject(sql, Long.class);
+        return n == null ? 0 : n;
     }
 
     @Test

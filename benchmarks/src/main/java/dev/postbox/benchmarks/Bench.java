@@ -40,7 +40,8 @@ public final class Bench {
             NatsRelayBench.NAME,
             "history-growth",
             "memory",
-            "console");
+            "console",
+            TenantFlood.NAME);
 
     private Bench() {}
 
@@ -117,6 +118,7 @@ public final class Bench {
                 case "history-growth" -> List.of(HistoryGrowth.run(env, sizes.historySizes()));
                 case "memory" -> List.of(Memory.run(env, sizes.memoryJobs(), sizes.memoryHeap()));
                 case "console" -> List.of(Console.run(env, Console.Volumes.fromSystemProperties()));
+                case TenantFlood.NAME -> List.of(TenantFlood.run(env, TenantFlood.Settings.fromSystemProperties()));
                 default -> throw new IllegalArgumentException(scenario);
             };
             for (Map<String, Object> result : results) {

@@ -1,10 +1,12 @@
 package dev.postbox.cron;
 
+import dev.postbox.TenantId;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
@@ -23,7 +25,8 @@ import org.jspecify.annotations.Nullable;
  *
  * Each fire becomes an ordinary job of {@link #kind()} in {@link #queue()}, whose payload is the
  * {@link #payloadTemplate()} with its placeholders replaced ({@link #payloadFor(Instant)}) and whose
- * idempotency key is the {@link FireKey}.
+ * idempotency key is the {@link FireKey}; the job belongs to the schedule's {@link #tenant()} (the
+ * default tenant unless one is set).
  */
 public final class ScheduleDefinition {
 
@@ -53,6 +56,7 @@ public final class ScheduleDefinition {
     private final OverlapPolicy overlapPolicy;
     private final Duration misfireThreshold;
     private final FireCalculator fireCalculator;
+    private final @Nullable String tenant;
 
     private ScheduleDefinition(Builder b) {
         this.name = b.name;
@@ -73,6 +77,7 @@ public final class ScheduleDefinition {
         this.overlapPolicy = b.overlapPolicy;
         this.misfireThreshold = b.misfireThreshold;
         this.fireCalculator = new FireCalculator(cron, dstGapPolicy);
+        this.tenant = b.tenant;
     }
 
     /** Starts a definition of the schedule called {@code name}. */
@@ -91,7 +96,8 @@ public final class ScheduleDefinition {
                 .dstGapPolicy(dstGapPolicy)
                 .missedFirePolicy(missedFirePolicy)
                 .overlapPolicy(overlapPolicy)
-                .misfireThreshold(misfireThreshold);
+                .misfireThreshold(misfireThreshold)
+                .tenant(tenant);
     }
 
     /** The unique name of the schedule; the first half of every {@link FireKey}. */
@@ -149,6 +155,11 @@ public final class ScheduleDefinition {
         return misfireThreshold;
     }
 
+    /** The tenant the jobs of the fires belong to; empty for the default tenant. */
+    public Optional<String> tenant() {
+        return Optional.ofNullable(tenant);
+    }
+
     /** The calculator of this schedule's fire instants. */
     public FireCalculator fireCalculator() {
         return fireCalculator;
@@ -192,18 +203,20 @@ public final class ScheduleDefinition {
                 && dstGapPolicy == other.dstGapPolicy
                 && missedFirePolicy == other.missedFirePolicy
                 && overlapPolicy == other.overlapPolicy
-                && misfireThreshold.equals(other.misfireThreshold);
+                && misfireThreshold.equals(other.misfireThreshold)
+                && Objects.equals(tenant, other.tenant);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(name, cron.expression(), cron.zone(), kind, queue, payloadTemplate);
+        return Objects.hash(name, cron.expression(), cron.zone(), kind, queue, payloadTemplate, tenant);
     }
 
     @Override
     public String toString() {
         return "ScheduleDefinition[" + name + ": '" + cron.expression() + "' in " + cron.zone() + " -> " + kind + "@"
-                + queue + ", gap " + dstGapPolicy + ", missed " + missedFirePolicy + ", overlap " + overlapPolicy
+                + queue + (tenant == null ? "" : ", tenant " + tenant) + ", gap " + dstGapPolicy + ", missed "
+                + missedFirePolicy + ", overlap " + overlapPolicy
                 + "]";
     }
 
@@ -221,6 +234,7 @@ public final class ScheduleDefinition {
         private MissedFirePolicy missedFirePolicy = MissedFirePolicy.ONE;
         private OverlapPolicy overlapPolicy = OverlapPolicy.ALLOW;
         private Duration misfireThreshold = DEFAULT_MISFIRE_THRESHOLD;
+        private @Nullable String tenant;
 
         private Builder(String name) {
             if (name == null || !NAME_PATTERN.matcher(name).matches()) {
@@ -294,6 +308,15 @@ public final class ScheduleDefinition {
                         "schedule '" + name + "': misfireThreshold may not be negative, was " + misfireThreshold);
             }
             this.misfireThreshold = misfireThreshold;
+            return this;
+        }
+
+        /**
+         * The tenant the jobs of the fires belong to (a {@link TenantId}); null (the default) for the
+         * default tenant.
+         */
+        public Builder tenant(@Nullable String tenant) {
+            this.tenant = tenant == null ? null : TenantId.validate(tenant, "schedule '" + name + "': tenant");
             return this;
         }
 

@@ -244,6 +244,7 @@ public final class ScheduleMaterializer implements AutoCloseable {
                             .idempotencyKey(fireKey)
                             .fireKey(fireKey)
                             .runAt(fire)
+                            .tenant(definition.tenant().orElse(null))
                             .build());
             if (result.created()) {
                 created++;

@@ -1,6 +1,7 @@
 package dev.postbox.cron;
 
 import dev.postbox.Require;
+import dev.postbox.TenantId;
 import dev.postbox.cron.internal.ScheduleStore;
 import dev.postbox.internal.Transactions;
 import java.sql.Connection;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -130,22 +132,61 @@ public final class ScheduleRegistry {
      * too.
      */
     public List<StoredSchedule> schedules(int historyLimit) {
-        return read(c -> store.stored(c, null, historyLimit));
+        return schedules(null, historyLimit);
     }
 
     /** One stored schedule with its latest {@code historyLimit} fires; empty when none has that name. */
     public Optional<StoredSchedule> schedule(String name, int historyLimit) {
+        return schedule(name, null, historyLimit);
+    }
+
+    /**
+     * The schedules of one tenant: every read and pause it makes is limited to the tenant's rows, so
+     * an operation for tenant A never sees or changes tenant B's schedules.
+     *
+     * @param tenant the tenant id (see {@link TenantId}); use {@link #forDefaultTenant()} for
+     *     schedules without a tenant
+     */
+    public TenantSchedules forTenant(String tenant) {
+        return new TenantSchedules(this, TenantId.validate(tenant, "tenant"));
+    }
+
+    /** The schedules of the default tenant (those declared without a tenant). */
+    public TenantSchedules forDefaultTenant() {
+        return new TenantSchedules(this, null);
+    }
+
+    /** The schedules of the tenant of {@code tenantKey} ({@code ''}: the default tenant), or of every tenant when null. */
+    List<StoredSchedule> schedules(@Nullable String tenantKey, int historyLimit) {
+        return read(c -> store.stored(c, null, tenantKey, historyLimit));
+    }
+
+    Optional<StoredSchedule> schedule(String name, @Nullable String tenantKey, int historyLimit) {
         Require.notNull(name, "name");
-        return read(c -> store.stored(c, name, historyLimit)).stream().findFirst();
+        return read(c -> store.stored(c, name, tenantKey, historyLimit)).stream()
+                .findFirst();
+    }
+
+    /**
+     * Pauses or resumes the schedule of that name, limited to the tenant of {@code tenantKey} ({@code
+     * ''}: the default tenant) unless it is null.
+     */
+    boolean setPaused(String name, @Nullable String tenantKey, boolean paused) {
+        Require.notNull(name, "name");
+        return inTransaction(c -> {
+            if (!store.exists(c, name, tenantKey)) {
+                throw new IllegalArgumentException(
+                        tenantKey == null
+                                ? "No schedule named '" + name + "'"
+                                : "Tenant " + TenantId.name(tenantKey.isEmpty() ? null : tenantKey)
+                                        + " has no schedule named '" + name + "'");
+            }
+            return store.setPaused(c, name, tenantKey, paused);
+        });
     }
 
     private boolean setPaused(String name, boolean paused) {
-        return inTransaction(c -> {
-            if (!store.exists(c, name)) {
-                throw new IllegalArgumentException("No schedule named '" + name + "'");
-            }
-            return store.setPaused(c, name, paused);
-        });
+        return setPaused(name, null, paused);
     }
 
     /** Reads on a connection as the data source gives it, in no transaction of the registry's own. */

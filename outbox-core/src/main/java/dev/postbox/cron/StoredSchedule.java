@@ -14,6 +14,7 @@ import org.jspecify.annotations.Nullable;
  * @param lastFireAt the latest fire materialised as a job
  * @param lastJobId that fire's job
  * @param recentFires the latest fires, newest first, with their jobs' current state
+ * @param tenant the tenant its fires' jobs belong to; null for the default tenant
  */
 public record StoredSchedule(
         String name,
@@ -28,7 +29,8 @@ public record StoredSchedule(
         DstGapPolicy dstGapPolicy,
         MissedFirePolicy missedFirePolicy,
         OverlapPolicy overlapPolicy,
-        List<ScheduleFire> recentFires) {
+        List<ScheduleFire> recentFires,
+        @Nullable String tenant) {
 
     public StoredSchedule {
         recentFires = List.copyOf(recentFires);

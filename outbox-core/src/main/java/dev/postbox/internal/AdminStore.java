@@ -4,6 +4,7 @@ import dev.postbox.DeadLetter;
 import dev.postbox.DeadLetterFilter;
 import dev.postbox.JobDetails;
 import dev.postbox.QueueStats;
+import dev.postbox.TenantStats;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -14,11 +15,17 @@ import java.util.List;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
-/** The SQL of the admin operations: job lookup, dead letters, cancel, pause, statistics. */
+/**
+ * The SQL of the admin operations: job lookup, dead letters, cancel, pause, statistics. Operations
+ * that take a tenant key ({@code ""} for the default tenant, null for every tenant) add {@code
+ * coalesce(tenant, '') = ?} to every row they read or write, so a tenant's operation never touches
+ * another tenant's rows.
+ */
 public final class AdminStore {
 
     private static final String REPLAY_COLUMNS =
-            "id, queue, kind, endpoint, ordering_key, idempotency_key, fire_key, payload, headers, priority, max_attempts";
+            "id, queue, kind, endpoint, ordering_key, idempotency_key, fire_key, payload, headers, priority, max_attempts,"
+                    + " tenant";
 
     public Optional<JobDetails> job(Connection c, long id) throws SQLException {
         String sql = "SELECT s.id, s.queue, s.kind, s.state, s.attempts, s.max_attempts, s.run_at, s.last_error,"
@@ -50,6 +57,23 @@ public final class AdminStore {
         }
     }
 
+    /** Whether the job (live, dead or archived) is the tenant's. */
+    public boolean ownsJob(Connection c, long id, String tenantKey) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT EXISTS (SELECT 1 FROM outbox_job"
+                + "   WHERE id = ? AND coalesce(tenant, '') = ?)"
+                + " OR EXISTS (SELECT 1 FROM outbox_dead_letter WHERE id = ? AND coalesce(tenant, '') = ?)"
+                + " OR EXISTS (SELECT 1 FROM outbox_job_archive WHERE id = ? AND coalesce(tenant, '') = ?)")) {
+            for (int i = 0; i < 3; i++) {
+                ps.setLong(2 * i + 1, id);
+                ps.setString(2 * i + 2, tenantKey);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
+    }
+
     private List<JobDetails.Attempt> attempts(Connection c, long id) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(
                 "SELECT attempt, worker, started_at, finished_at, outcome,"
@@ -76,8 +100,15 @@ public final class AdminStore {
     /** A WHERE clause over outbox_dead_letter with its parameters, built from a filter. */
     private record Where(String sql, List<Object> params) {
         static Where of(DeadLetterFilter f) {
+            return of(f, null);
+        }
+
+        static Where of(DeadLetterFilter f, @Nullable String tenantKey) {
             StringBuilder sql = new StringBuilder(" WHERE true");
             List<Object> params = new ArrayList<>();
+            if (tenantKey != null) {
+                add(sql, params, " AND coalesce(tenant, '') = ?", tenantKey);
+            }
             f.queue().ifPresent(v -> add(sql, params, " AND queue = ?", v));
             f.kind().ifPresent(v -> add(sql, params, " AND kind = ?", v));
             f.endpoint().ifPresent(v -> add(sql, params, " AND endpoint = ?", v));
@@ -110,7 +141,12 @@ public final class AdminStore {
     }
 
     public List<DeadLetter> deadLetters(Connection c, DeadLetterFilter filter, int limit) throws SQLException {
-        Where where = Where.of(filter);
+        return deadLetters(c, filter, null, limit);
+    }
+
+    public List<DeadLetter> deadLetters(Connection c, DeadLetterFilter filter, @Nullable String tenantKey, int limit)
+            throws SQLException {
+        Where where = Where.of(filter, tenantKey);
         String sql = "SELECT id, queue, kind, endpoint, idempotency_key, attempts, max_attempts, last_error,"
                 + " created_at, dead_at FROM outbox_dead_letter" + where.sql()
                 + " ORDER BY dead_at DESC, id DESC LIMIT ?";
@@ -145,7 +181,11 @@ public final class AdminStore {
     }
 
     public long deadLetterCount(Connection c, DeadLetterFilter filter) throws SQLException {
-        Where where = Where.of(filter);
+        return deadLetterCount(c, filter, null);
+    }
+
+    public long deadLetterCount(Connection c, DeadLetterFilter filter, @Nullable String tenantKey) throws SQLException {
+        Where where = Where.of(filter, tenantKey);
         try (PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM outbox_dead_letter" + where.sql())) {
             where.bind(ps, 1);
             try (ResultSet rs = ps.executeQuery()) {
@@ -160,8 +200,17 @@ public final class AdminStore {
     }
 
     public int replay(Connection c, DeadLetterFilter filter) throws SQLException {
-        Where where = Where.of(filter);
+        return replay(c, filter, null);
+    }
+
+    public int replay(Connection c, DeadLetterFilter filter, @Nullable String tenantKey) throws SQLException {
+        Where where = Where.of(filter, tenantKey);
         return replay(c, where.sql(), where.params());
+    }
+
+    /** Replays one dead letter of the tenant; 0 when it has no dead letter with this id. */
+    public int replay(Connection c, long id, String tenantKey) throws SQLException {
+        return replay(c, " WHERE id = ? AND coalesce(tenant, '') = ?", List.of(id, tenantKey));
     }
 
     private int replay(Connection c, String where, List<Object> params) throws SQLException {
@@ -175,7 +224,11 @@ public final class AdminStore {
     }
 
     public int purge(Connection c, DeadLetterFilter filter) throws SQLException {
-        Where where = Where.of(filter);
+        return purge(c, filter, null);
+    }
+
+    public int purge(Connection c, DeadLetterFilter filter, @Nullable String tenantKey) throws SQLException {
+        Where where = Where.of(filter, tenantKey);
         try (PreparedStatement ps = c.prepareStatement("DELETE FROM outbox_dead_letter" + where.sql())) {
             where.bind(ps, 1);
             return ps.executeUpdate();
@@ -183,13 +236,97 @@ public final class AdminStore {
     }
 
     public boolean cancel(Connection c, long id) throws SQLException {
-        String sql = "WITH x AS (DELETE FROM outbox_job WHERE id = ? AND state IN ('pending', 'retry') RETURNING *)"
+        return cancel(c, id, null);
+    }
+
+    /** Cancels a waiting job (of the tenant, when a tenant key is given). */
+    public boolean cancel(Connection c, long id, @Nullable String tenantKey) throws SQLException {
+        String sql = "WITH x AS (DELETE FROM outbox_job WHERE id = ? AND state IN ('pending', 'retry')"
+                + (tenantKey == null ? "" : " AND coalesce(tenant, '') = ?")
+                + " RETURNING *)"
                 + " INSERT INTO outbox_job_archive (" + JobStore.ARCHIVE_COLUMNS + ")"
                 + " SELECT id, queue, kind, endpoint, ordering_key, idempotency_key, fire_key, payload, headers,"
-                + " priority, 'cancelled', attempts, max_attempts, last_error, created_at, started_at, now() FROM x";
+                + " priority, tenant, 'cancelled', attempts, max_attempts, last_error, created_at, started_at, now() FROM x";
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setLong(1, id);
+            if (tenantKey != null) {
+                ps.setString(2, tenantKey);
+            }
             return ps.executeUpdate() > 0;
+        }
+    }
+
+    public Void setTenantPaused(Connection c, String tenantKey, boolean paused) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO outbox_tenant (tenant, paused) VALUES (?, ?)"
+                + " ON CONFLICT (tenant) DO UPDATE SET paused = excluded.paused, updated_at = now()")) {
+            ps.setString(1, tenantKey);
+            ps.setBoolean(2, paused);
+            ps.executeUpdate();
+        }
+        return null;
+    }
+
+    public Void setTenantMaxRunning(Connection c, String tenantKey, @Nullable Integer max) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO outbox_tenant (tenant, max_running) VALUES (?, ?)"
+                + " ON CONFLICT (tenant) DO UPDATE SET max_running = excluded.max_running, updated_at = now()")) {
+            ps.setString(1, tenantKey);
+            ps.setObject(2, max, java.sql.Types.INTEGER);
+            ps.executeUpdate();
+        }
+        return null;
+    }
+
+    public Void setTenantWebhookRate(
+            Connection c, String tenantKey, @Nullable Double perSecond, @Nullable Integer burst) throws SQLException {
+        try (PreparedStatement ps =
+                c.prepareStatement("INSERT INTO outbox_tenant (tenant, rate_per_second, rate_burst) VALUES (?, ?, ?)"
+                        + " ON CONFLICT (tenant) DO UPDATE SET rate_per_second = excluded.rate_per_second,"
+                        + " rate_burst = excluded.rate_burst, updated_at = now()")) {
+            ps.setString(1, tenantKey);
+            ps.setObject(2, perSecond, java.sql.Types.DOUBLE);
+            ps.setObject(3, burst, java.sql.Types.INTEGER);
+            ps.executeUpdate();
+        }
+        return null;
+    }
+
+    /**
+     * The tenants with live jobs or settings, the worst first (oldest due job), at most {@code
+     * limit}; or only the given tenant. Reads the live table (small by design) once.
+     */
+    public List<TenantStats> tenantStats(Connection c, @Nullable String onlyTenantKey, int limit) throws SQLException {
+        String sql = "WITH live AS (SELECT coalesce(tenant, '') AS t,"
+                + "   count(*) FILTER (WHERE state IN ('pending', 'retry') AND run_at <= now()) AS due,"
+                + "   count(*) FILTER (WHERE state = 'running') AS running,"
+                + "   min(run_at) FILTER (WHERE state IN ('pending', 'retry') AND run_at <= now()) AS oldest"
+                + "   FROM outbox_job WHERE (?::text IS NULL OR coalesce(tenant, '') = ?) GROUP BY 1),"
+                + " names AS (SELECT t FROM live UNION SELECT tenant FROM outbox_tenant"
+                + "   WHERE ?::text IS NULL OR tenant = ?)"
+                + " SELECT n.t, coalesce(l.due, 0), coalesce(l.running, 0),"
+                + "   coalesce(extract(epoch FROM now() - l.oldest) * 1000, 0)::bigint,"
+                + "   coalesce(p.paused, false), p.max_running"
+                + " FROM names n LEFT JOIN live l ON l.t = n.t LEFT JOIN outbox_tenant p ON p.tenant = n.t"
+                + " ORDER BY l.oldest NULLS LAST, n.t LIMIT ?";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, onlyTenantKey);
+            ps.setString(2, onlyTenantKey);
+            ps.setString(3, onlyTenantKey);
+            ps.setString(4, onlyTenantKey);
+            ps.setInt(5, limit);
+            List<TenantStats> stats = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    String key = rs.getString(1);
+                    stats.add(new TenantStats(
+                            key.isEmpty() ? null : key,
+                            rs.getLong(2),
+                            rs.getLong(3),
+                            Duration.ofMillis(Math.max(0, rs.getLong(4))),
+                            rs.getBoolean(5),
+                            (Integer) rs.getObject(6)));
+                }
+            }
+            return stats;
         }
     }
 

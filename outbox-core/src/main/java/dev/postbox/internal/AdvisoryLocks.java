@@ -30,6 +30,16 @@ public final class AdvisoryLocks {
      */
     public static final String QUEUE_CAP = installationKey("'postbox.queue.' || ?");
 
+    /**
+     * Claims of a capped tenant, serialised across the installation's nodes (transaction-scoped).
+     *
+     * @param tenantKey an SQL expression of type text giving the tenant's key ({@code ''} for the
+     *     default tenant), e.g. a column or {@code ?}
+     */
+    public static String tenantCap(String tenantKey) {
+        return installationKey("'postbox.tenant.' || " + tenantKey);
+    }
+
     /** Archive partition maintenance, one node at a time (session-scoped). No parameter. */
     public static final String ARCHIVE_MAINTENANCE = installationKey("'postbox.archive-maintenance'");
 

@@ -14,6 +14,11 @@ final class IdempotencyKeyCleaner implements Runnable {
     private static final String DELETE = "DELETE FROM outbox_idempotency_key WHERE idempotency_key IN ("
             + " SELECT idempotency_key FROM outbox_idempotency_key WHERE expires_at < now()"
             + " LIMIT 5000 FOR UPDATE SKIP LOCKED)";
+    /** The same for the keys of named tenants (schema V10). */
+    private static final String DELETE_TENANT_KEYS =
+            "DELETE FROM outbox_tenant_idempotency_key WHERE (tenant, idempotency_key) IN ("
+                    + " SELECT tenant, idempotency_key FROM outbox_tenant_idempotency_key WHERE expires_at < now()"
+                    + " LIMIT 5000 FOR UPDATE SKIP LOCKED)";
 
     private final DataSource dataSource;
     private final FailureBackoff failures = new FailureBackoff(log, "Cleaning expired idempotency keys");
@@ -26,12 +31,14 @@ final class IdempotencyKeyCleaner implements Runnable {
     public void run() {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
-            int deleted;
-            do {
-                try (PreparedStatement ps = c.prepareStatement(DELETE)) {
-                    deleted = ps.executeUpdate();
-                }
-            } while (deleted == 5000);
+            for (String delete : new String[] {DELETE, DELETE_TENANT_KEYS}) {
+                int deleted;
+                do {
+                    try (PreparedStatement ps = c.prepareStatement(delete)) {
+                        deleted = ps.executeUpdate();
+                    }
+                } while (deleted == 5000);
+            }
             failures.succeeded();
         } catch (SQLException | RuntimeException e) {
             failures.failed(e, "it runs again at the next maintenance interval");

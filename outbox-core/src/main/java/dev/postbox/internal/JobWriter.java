@@ -23,9 +23,9 @@ public final class JobWriter {
 
     private static final String COLUMNS =
             "queue, kind, endpoint, ordering_key, idempotency_key, fire_key, payload, headers, priority,"
-                    + " max_attempts, run_at, expires_at";
+                    + " max_attempts, run_at, expires_at, tenant";
     private static final String VALUES = "?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?,"
-            + " coalesce(?::timestamptz, now() + ?::bigint * interval '1 millisecond'), ?";
+            + " coalesce(?::timestamptz, now() + ?::bigint * interval '1 millisecond'), ?, ?";
 
     private static final String INSERT =
             "INSERT INTO outbox_job (" + COLUMNS + ") VALUES (" + VALUES + ") RETURNING id, txid_current()";
@@ -34,22 +34,68 @@ public final class JobWriter {
      * Claims the key (or takes over an expired one) and inserts the job in one statement. When the
      * key is live, returns the existing job id instead. A key committed by a concurrent transaction
      * after this statement's snapshot yields no row; the caller then reads it with a new statement.
+     * The default tenant's keys are in {@code outbox_idempotency_key} (unique by key, as before
+     * tenants existed), a named tenant's in {@code outbox_tenant_idempotency_key} (unique by tenant
+     * and key): the first parameters are the key columns of {@link KeyTable}.
      */
-    private static final String INSERT_WITH_KEY = "WITH key AS ("
-            + " INSERT INTO outbox_idempotency_key (idempotency_key, job_id, expires_at)"
-            + " VALUES (?, nextval('outbox_job_id_seq'), now() + ?::bigint * interval '1 millisecond')"
-            + " ON CONFLICT (idempotency_key) DO UPDATE"
-            + "   SET job_id = excluded.job_id, created_at = now(), expires_at = excluded.expires_at"
-            + "   WHERE outbox_idempotency_key.expires_at <= now()"
-            + " RETURNING job_id),"
-            + " job AS (INSERT INTO outbox_job (id, " + COLUMNS + ") SELECT key.job_id, " + VALUES
-            + " FROM key RETURNING id)"
-            + " SELECT id, true, txid_current() FROM job"
-            + " UNION ALL SELECT job_id, false, txid_current() FROM outbox_idempotency_key"
-            + "  WHERE idempotency_key = ? AND NOT EXISTS (SELECT 1 FROM key)";
+    private static String insertWithKey(KeyTable t) {
+        return "WITH key AS ("
+                + " INSERT INTO " + t.table + " (" + t.keyColumns + ", job_id, expires_at)"
+                + " VALUES (" + t.keyParameters + ", nextval('outbox_job_id_seq'),"
+                + "   now() + ?::bigint * interval '1 millisecond')"
+                + " ON CONFLICT (" + t.keyColumns + ") DO UPDATE"
+                + "   SET job_id = excluded.job_id, created_at = now(), expires_at = excluded.expires_at"
+                + "   WHERE " + t.table + ".expires_at <= now()"
+                + " RETURNING job_id),"
+                + " job AS (INSERT INTO outbox_job (id, " + COLUMNS + ") SELECT key.job_id, " + VALUES
+                + " FROM key RETURNING id)"
+                + " SELECT id, true, txid_current() FROM job"
+                + " UNION ALL SELECT job_id, false, txid_current() FROM " + t.table
+                + "  WHERE " + t.match + " AND NOT EXISTS (SELECT 1 FROM key)";
+    }
 
-    private static final String EXISTING_KEY =
-            "SELECT job_id FROM outbox_idempotency_key WHERE idempotency_key = ? AND expires_at > now()";
+    private static String existingKey(KeyTable t) {
+        return "SELECT job_id FROM " + t.table + " WHERE " + t.match + " AND expires_at > now()";
+    }
+
+    /** Where a tenant's idempotency keys live, and how a key is matched there. */
+    private enum KeyTable {
+        DEFAULT_TENANT("outbox_idempotency_key", "idempotency_key", "?", "idempotency_key = ?"),
+        NAMED_TENANT(
+                "outbox_tenant_idempotency_key",
+                "tenant, idempotency_key",
+                "?, ?",
+                "tenant = ? AND idempotency_key = ?");
+
+        final String table;
+        final String keyColumns;
+        final String keyParameters;
+        final String match;
+        final String insertWithKey;
+        final String existingKey;
+
+        KeyTable(String table, String keyColumns, String keyParameters, String match) {
+            this.table = table;
+            this.keyColumns = keyColumns;
+            this.keyParameters = keyParameters;
+            this.match = match;
+            this.insertWithKey = JobWriter.insertWithKey(this);
+            this.existingKey = JobWriter.existingKey(this);
+        }
+
+        static KeyTable of(JobRequest request) {
+            return request.tenant().isPresent() ? NAMED_TENANT : DEFAULT_TENANT;
+        }
+
+        /** Binds the key (tenant and key for a named tenant) from {@code i}; returns the next index. */
+        int bindKey(PreparedStatement ps, int i, JobRequest request, String key) throws SQLException {
+            if (this == NAMED_TENANT) {
+                ps.setString(i++, request.tenant().orElseThrow());
+            }
+            ps.setString(i++, key);
+            return i;
+        }
+    }
 
     private final JsonCodec codec;
     private final PostboxConfig config;
@@ -118,26 +164,29 @@ public final class JobWriter {
                 }
             }
         }
-        try (PreparedStatement ps = connection.prepareStatement(INSERT_WITH_KEY)) {
-            ps.setString(1, key);
-            ps.setLong(2, config.idempotencyWindow().toMillis());
-            int next = bindJob(ps, 3, request, payload);
-            ps.setString(next, key);
+        KeyTable keys = KeyTable.of(request);
+        try (PreparedStatement ps = connection.prepareStatement(keys.insertWithKey)) {
+            int i = keys.bindKey(ps, 1, request, key);
+            ps.setLong(i++, config.idempotencyWindow().toMillis());
+            int next = bindJob(ps, i, request, payload);
+            keys.bindKey(ps, next, request, key);
             try (ResultSet rs = ps.executeQuery()) {
                 if (rs.next()) {
                     return new Written(List.of(new EnqueueResult(rs.getLong(1), rs.getBoolean(2))), rs.getLong(3));
                 }
             }
         }
-        try (PreparedStatement ps = connection.prepareStatement(EXISTING_KEY)) {
-            ps.setString(1, key);
+        try (PreparedStatement ps = connection.prepareStatement(keys.existingKey)) {
+            keys.bindKey(ps, 1, request, key);
             try (ResultSet rs = ps.executeQuery()) {
                 if (rs.next()) {
                     return new Written(List.of(new EnqueueResult(rs.getLong(1), false)), 0);
                 }
             }
         }
-        throw new IllegalStateException("idempotency key '" + key + "' was taken by a concurrent transaction that"
+        throw new IllegalStateException("idempotency key '" + key + "'"
+                + request.tenant().map(t -> " of tenant '" + t + "'").orElse("")
+                + " was taken by a concurrent transaction that"
                 + " has since expired or rolled back; retry the enqueue");
     }
 
@@ -207,6 +256,7 @@ public final class JobWriter {
         Sql.setTimestamp(ps, i++, r.runAt().orElse(null));
         ps.setLong(i++, r.delay().toMillis());
         Sql.setTimestamp(ps, i++, r.expiresAt().orElse(null));
+        ps.setString(i++, r.tenant().orElse(null));
         return i;
     }
 }

@@ -2,6 +2,7 @@ package dev.postbox.cron;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.postbox.Outbox;
 import dev.postbox.Postbox;
@@ -229,6 +230,92 @@ class ScheduleMaterializerDatabaseTest {
         assertThat(historyCount("nightly-report")).isEqualTo(1);
     }
 
+    /** A schedule of a tenant: its fires are jobs of the tenant, and the tenant is part of the definition. */
+    @Test
+    void aTenantsScheduleCreatesJobsOfThatTenant() throws Exception {
+        ScheduleDefinition acme = ScheduleDefinition.builder("acme-report")
+                .cron("0 3 * * *")
+                .kind("report")
+                .tenant("acme")
+                .build();
+        ScheduleDefinition shared = ScheduleDefinition.builder("shared-report")
+                .cron("0 3 * * *")
+                .kind("report")
+                .build();
+        registry.register(List.of(acme, shared));
+        registry.register(acme.toBuilder().tenant("globex").build());
+        assertThat(scheduleTenant("acme-report")).as("a new tenant is a change").isEqualTo("globex");
+        registry.register(acme);
+        assertThat(scheduleTenant("acme-report")).isEqualTo("acme");
+        assertThat(scheduleTenant("shared-report")).isNull();
+        Instant first = nextFireAt("acme-report");
+        materializerAt(first.plusSeconds(5)).materializeAllDue();
+
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT split_part(fire_key, '@', 1), tenant FROM outbox_job ORDER BY fire_key")) {
+            try (ResultSet rs = ps.executeQuery()) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(1)).isEqualTo("acme-report");
+                assertThat(rs.getString(2)).isEqualTo("acme");
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(1)).isEqualTo("shared-report");
+                assertThat(rs.getString(2)).isNull();
+                assertThat(rs.next()).isFalse();
+            }
+        }
+        assertThatThrownBy(() -> ScheduleDefinition.builder("x").tenant("no spaces"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("schedule 'x': tenant 'no spaces' is not a valid tenant id");
+    }
+
+    /**
+     * The registry for one tenant reads back and pauses that tenant's schedules only: another
+     * tenant's schedule is not found and its pause fails without touching it.
+     */
+    @Test
+    void theRegistryForATenantSeesAndPausesOnlyThatTenantsSchedules() throws Exception {
+        registry.register(List.of(
+                ScheduleDefinition.builder("acme-report")
+                        .cron("0 3 * * *")
+                        .tenant("acme")
+                        .build(),
+                ScheduleDefinition.builder("globex-report")
+                        .cron("0 3 * * *")
+                        .tenant("globex")
+                        .build(),
+                ScheduleDefinition.builder("shared-report").cron("0 3 * * *").build()));
+        materializerAt(nextFireAt("acme-report").plusSeconds(5)).materializeAllDue();
+
+        TenantSchedules acme = registry.forTenant("acme");
+        assertThat(acme.tenant()).contains("acme");
+        assertThat(acme.schedules(5)).singleElement().satisfies(s -> {
+            assertThat(s.name()).isEqualTo("acme-report");
+            assertThat(s.tenant()).isEqualTo("acme");
+            assertThat(s.recentFires()).hasSize(1);
+        });
+        assertThat(registry.forDefaultTenant().schedules(0))
+                .extracting(StoredSchedule::name, StoredSchedule::tenant)
+                .containsExactly(tuple("shared-report", null));
+        assertThat(registry.schedules(0)).extracting(StoredSchedule::tenant).containsExactly("acme", "globex", null);
+        assertThat(acme.schedule("globex-report", 5)).isEmpty();
+        assertThat(acme.schedule("acme-report", 0)).isPresent();
+
+        assertThatThrownBy(() -> acme.pause("globex-report"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("Tenant acme has no schedule named 'globex-report'");
+        assertThatThrownBy(() -> registry.forDefaultTenant().pause("acme-report"))
+                .hasMessage("Tenant (default) has no schedule named 'acme-report'");
+        assertThat(registry.schedule("globex-report", 0).orElseThrow().paused()).isFalse();
+        assertThat(acme.pause("acme-report")).isTrue();
+        assertThat(acme.pause("acme-report")).isFalse();
+        assertThat(registry.schedule("acme-report", 0).orElseThrow().paused()).isTrue();
+        assertThat(acme.resume("acme-report")).isTrue();
+        assertThatThrownBy(() -> registry.forTenant("no spaces"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("tenant 'no spaces' is not a valid tenant id");
+    }
+
     @Test
     void registrationIsIdempotentAndOnlyATimingChangeRestartsTheSchedule() throws Exception {
         ScheduleDefinition v1 =
@@ -276,6 +363,17 @@ class ScheduleMaterializerDatabaseTest {
                 ResultSet rs = ps.executeQuery()) {
             rs.next();
             return rs.getObject(1, OffsetDateTime.class).toInstant();
+        }
+    }
+
+    private String scheduleTenant(String name) throws SQLException {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement("SELECT tenant FROM outbox_schedule WHERE name = ?")) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getString(1);
+            }
         }
     }
 

@@ -61,6 +61,13 @@ public @interface Enqueue {
     /** SpEL for the ordering key; jobs sharing one run one at a time, in order. Empty: none. */
     String orderingKey() default "";
 
+    /**
+     * SpEL for the tenant the job belongs to (e.g. {@code "#order.tenantId"}); null or empty: the
+     * {@code TenantResolver} bean's current tenant, else the default tenant. A tenant other than the
+     * resolver's current one is refused ({@code IllegalArgumentException}).
+     */
+    String tenant() default "";
+
     /** SpEL for a condition; the job is written only when it evaluates to {@code true}. */
     String condition() default "";
 

@@ -57,6 +57,13 @@ public @interface OutboxEvent {
     /** SpEL for the ordering key. Empty: none. */
     String orderingKey() default "";
 
+    /**
+     * SpEL for the tenant the job belongs to (e.g. {@code "#order.tenantId"}); null or empty: the
+     * {@code TenantResolver} bean's current tenant, else the default tenant. A tenant other than the
+     * resolver's current one is refused ({@code IllegalArgumentException}).
+     */
+    String tenant() default "";
+
     /** Run no earlier than this after the commit, e.g. {@code "5s"}, {@code "PT5S"}; empty: at once. */
     String delay() default "";
 

@@ -11,6 +11,7 @@ import dev.postbox.PostboxConfig;
 import dev.postbox.PostboxInstrumentation;
 import dev.postbox.PostboxListener;
 import dev.postbox.PostboxModule;
+import dev.postbox.TenantResolver;
 import dev.postbox.spring.internal.AnnotatedBeanVerifier;
 import dev.postbox.spring.internal.AutoProxyRegistrar;
 import dev.postbox.spring.internal.BuiltInSchemaMigrator;
@@ -194,7 +195,8 @@ public final class PostboxAutoConfiguration {
     /**
      * A new engine builder on Postbox's {@code DataSource} for each injection point, with everything
      * the starter wires: settings from {@code postbox.*} and {@link PostboxCustomizer}s, the codec,
-     * the listeners, the {@link PostboxInstrumentation} bean (observations), the transaction manager, {@link HandlerRegistration} beans, {@link
+     * the listeners, the {@link PostboxInstrumentation} bean (observations), the {@link TenantResolver}
+     * bean (the tenant of jobs enqueued without one), the transaction manager, {@link HandlerRegistration} beans, {@link
      * OutboxHandler @OutboxHandler} methods and {@link PostboxModule} beans (such as the HTTP delivery module). Declare your own {@link Postbox} bean from it to keep
      * that wiring: {@code @Bean Postbox postbox(Postbox.Builder builder) { return builder.build(); }}.
      */
@@ -211,6 +213,7 @@ public final class PostboxAutoConfiguration {
             ObjectProvider<PostboxInstrumentation> instrumentation,
             ObjectProvider<PostboxCustomizer> customizers,
             ObjectProvider<PostboxModule> modules,
+            ObjectProvider<TenantResolver> tenantResolver,
             ConfigurableListableBeanFactory beanFactory,
             Environment environment) {
         PostboxConfig.Builder config =
@@ -224,6 +227,7 @@ public final class PostboxAutoConfiguration {
                 .listener(new CompositePostboxListener(
                         () -> listeners.orderedStream().toList()));
         instrumentation.ifUnique(builder::instrumentation);
+        tenantResolver.ifUnique(builder::tenantResolver);
         if (database.transactionManager() != null) {
             builder.transactionManager(database.transactionManager());
         }

@@ -6,6 +6,7 @@ import dev.postbox.PostboxConfig;
 import dev.postbox.PostboxSchema;
 import dev.postbox.RetryPolicy;
 import dev.postbox.TransactionMode;
+import dev.postbox.spring.internal.PropertyChecks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -77,6 +78,9 @@ public class PostboxProperties {
 
     /** The archive of finished jobs. */
     private final Archive archive = new Archive();
+
+    /** Tenants: fair claiming and per-tenant caps of this process. */
+    private final Tenants tenants = new Tenants();
 
     /**
      * Per-kind handler overrides, e.g. {@code postbox.handlers.send-mail.max-attempts=3}; they win
@@ -166,6 +170,10 @@ public class PostboxProperties {
 
     public Retry getRetry() {
         return retry;
+    }
+
+    public Tenants getTenants() {
+        return tenants;
     }
 
     public Archive getArchive() {
@@ -584,6 +592,55 @@ public class PostboxProperties {
 
         public void setTransactional(@Nullable Boolean transactional) {
             this.transactional = transactional;
+        }
+    }
+
+    /**
+     * Tenants (docs/tenants.md). Every claim gives each tenant with work a share; a tenant's cap keeps
+     * it from taking more workers, and it waits without holding one. Cluster-wide caps, pause and
+     * webhook rates of a tenant are set through the admin API ({@code PostboxAdmin.forTenant}), not
+     * here: they are shared by every process.
+     */
+    public static class Tenants {
+
+        /**
+         * Most tenants with work one claim visits; with more, the next claim continues where this one
+         * stopped (round robin).
+         */
+        private int perClaim = PostboxConfig.DEFAULT_TENANTS_PER_CLAIM;
+
+        /**
+         * Most jobs of any one tenant this process holds at once (claimed jobs count); unset: no cap.
+         */
+        private @Nullable Integer concurrency;
+
+        /** Per-tenant overrides of {@code concurrency}, by tenant id. */
+        private Map<String, Integer> concurrencyOverrides = new LinkedHashMap<>();
+
+        public int getPerClaim() {
+            return perClaim;
+        }
+
+        public void setPerClaim(int perClaim) {
+            this.perClaim = PropertyChecks.between(perClaim, 1, Integer.MAX_VALUE, "postbox.tenants.per-claim");
+        }
+
+        public @Nullable Integer getConcurrency() {
+            return concurrency;
+        }
+
+        public void setConcurrency(@Nullable Integer concurrency) {
+            this.concurrency = concurrency == null
+                    ? null
+                    : PropertyChecks.between(concurrency, 1, Integer.MAX_VALUE, "postbox.tenants.concurrency");
+        }
+
+        public Map<String, Integer> getConcurrencyOverrides() {
+            return concurrencyOverrides;
+        }
+
+        public void setConcurrencyOverrides(Map<String, Integer> concurrencyOverrides) {
+            this.concurrencyOverrides = concurrencyOverrides;
         }
     }
 }

@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  * through primary keys and {@code outbox_job_archive_id_idx}; idempotency keys through {@code
  * outbox_idempotency_key}'s primary key; everything else within the time window (BRIN on the
  * archive, {@code dead_at} index on dead letters); ordering keys on live jobs through {@code
- * outbox_job_ordering_idx}.
+ * outbox_job_tenant_ordering_idx} (schema V10; its first column is the key).
  */
 public final class JobSearchStore {
 

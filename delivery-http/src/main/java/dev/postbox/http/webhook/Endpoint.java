@@ -2,6 +2,7 @@ package dev.postbox.http.webhook;
 
 import dev.postbox.Require;
 import dev.postbox.RetryPolicy;
+import dev.postbox.TenantId;
 import dev.postbox.http.DeliveryRequest;
 import dev.postbox.http.EndpointTimeouts;
 import dev.postbox.http.RedactedUrl;
@@ -57,6 +58,7 @@ public final class Endpoint {
     private final @Nullable Instant disabledAt;
     private final int consecutiveFailures;
     private final @Nullable Instant failingSince;
+    private final @Nullable String tenant;
 
     private Endpoint(Builder b) {
         this.name = requireName(b.name);
@@ -90,6 +92,7 @@ public final class Endpoint {
         this.disabledAt = b.disabledAt;
         this.consecutiveFailures = b.consecutiveFailures;
         this.failingSince = b.failingSince;
+        this.tenant = b.tenant;
     }
 
     /** Durations are stored in whole milliseconds: less than 1 ms would be stored as 0, which the table refuses. */
@@ -131,6 +134,7 @@ public final class Endpoint {
         b.disabledAt = disabledAt;
         b.consecutiveFailures = consecutiveFailures;
         b.failingSince = failingSince;
+        b.tenant = tenant;
         return b;
     }
 
@@ -215,9 +219,19 @@ public final class Endpoint {
         return Optional.ofNullable(failingSince);
     }
 
+    /**
+     * The tenant that owns the endpoint; empty for the default tenant. Deliveries to it belong to the
+     * tenant (its webhook rate limit applies), and published events of a tenant reach only its own
+     * endpoints (docs/tenants.md).
+     */
+    public Optional<String> tenant() {
+        return Optional.ofNullable(tenant);
+    }
+
     @Override
     public String toString() {
-        return "Endpoint[name=" + name + ", url=" + redactedUrl() + ", secrets=" + secrets.size() + " (hidden), state="
+        return "Endpoint[name=" + name + (tenant == null ? "" : ", tenant=" + tenant) + ", url=" + redactedUrl()
+                + ", secrets=" + secrets.size() + " (hidden), state="
                 + state.name().toLowerCase(Locale.ROOT) + (disabledReason != null ? " (" + disabledReason + ")" : "")
                 + ", rate=" + (ratePerSecond == null ? "unlimited" : ratePerSecond + "/s burst " + burst)
                 + ", eventTypes=" + eventTypes + "]";
@@ -249,6 +263,7 @@ public final class Endpoint {
         private @Nullable Instant disabledAt;
         private int consecutiveFailures;
         private @Nullable Instant failingSince;
+        private @Nullable String tenant;
 
         private Builder(String name, String url) {
             this.name = requireName(name);
@@ -347,6 +362,16 @@ public final class Endpoint {
 
         public Builder retryPolicy(@Nullable RetryPolicy retryPolicy) {
             this.retryPolicy = retryPolicy;
+            return this;
+        }
+
+        /**
+         * The tenant that owns the endpoint (a {@link TenantId}), or null for the default tenant.
+         *
+         * @throws IllegalArgumentException when it is not a valid tenant id
+         */
+        public Builder tenant(@Nullable String tenant) {
+            this.tenant = tenant == null ? null : TenantId.validate(tenant, "tenant of endpoint '" + name + "'");
             return this;
         }
 

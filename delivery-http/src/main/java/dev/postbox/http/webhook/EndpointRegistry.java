@@ -299,10 +299,13 @@ public final class EndpointRegistry {
         });
     }
 
-    /** Subscribers of an event type after a name cursor, in name order (in the caller's transaction). */
-    List<EndpointStore.Subscriber> subscribers(Connection c, String eventType, @Nullable String after, int limit)
-            throws SQLException {
-        return store.subscribers(c, eventType, after, limit);
+    /**
+     * Subscribers of an event type among one tenant's endpoints ({@code tenantKey}, {@code ""} for the
+     * default tenant) after a name cursor, in name order (in the caller's transaction).
+     */
+    List<EndpointStore.Subscriber> subscribers(
+            Connection c, String eventType, String tenantKey, @Nullable String after, int limit) throws SQLException {
+        return store.subscribers(c, eventType, tenantKey, after, limit);
     }
 
     private void syncBucket(Connection c, Endpoint endpoint) throws SQLException {

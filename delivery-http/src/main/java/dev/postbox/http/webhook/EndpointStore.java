@@ -48,7 +48,8 @@ final class EndpointStore {
             new String[] {"max_in_flight", "?", "max in flight"},
             new String[] {"retry_base_ms", "?", "retry policy"},
             new String[] {"retry_cap_ms", "?", "retry policy"},
-            new String[] {"retry_max_attempts", "?", "retry policy"});
+            new String[] {"retry_max_attempts", "?", "retry policy"},
+            new String[] {"tenant", "?", "tenant"});
 
     private static final String CONFIG_COLUMNS = join(c -> c[0], ", ");
 
@@ -228,17 +229,21 @@ final class EndpointStore {
     /** A subscriber of an event, with its attempt budget when it has its own retry policy. */
     record Subscriber(String name, @Nullable Integer maxAttempts) {}
 
-    /** Subscribers of an event type after a name cursor, in name order. */
-    List<Subscriber> subscribers(Connection c, String eventType, @Nullable String after, int limit)
+    /**
+     * Subscribers of an event type among the endpoints of one tenant ({@code tenantKey}: the id, or
+     * {@code ""} for the default tenant), after a name cursor, in name order.
+     */
+    List<Subscriber> subscribers(Connection c, String eventType, String tenantKey, @Nullable String after, int limit)
             throws SQLException {
         List<Subscriber> names = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement("SELECT name, retry_max_attempts FROM outbox_endpoint"
-                + " WHERE event_types && ARRAY[?, '*']::text[] AND (?::text IS NULL OR name > ?)"
-                + " ORDER BY name LIMIT ?")) {
+                + " WHERE event_types && ARRAY[?, '*']::text[] AND coalesce(tenant, '') = ?"
+                + " AND (?::text IS NULL OR name > ?) ORDER BY name LIMIT ?")) {
             ps.setString(1, eventType);
-            ps.setString(2, after);
+            ps.setString(2, tenantKey);
             ps.setString(3, after);
-            ps.setInt(4, limit);
+            ps.setString(4, after);
+            ps.setInt(5, limit);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     names.add(new Subscriber(rs.getString(1), (Integer) rs.getObject(2)));
@@ -323,6 +328,7 @@ final class EndpointStore {
         setLong(ps, ++i, p == null ? null : p.base().toMillis());
         setLong(ps, ++i, p == null ? null : p.cap().toMillis());
         setInt(ps, ++i, p == null ? null : p.maxAttempts());
+        ps.setString(++i, e.tenant().orElse(null));
         if (i != offset + CONFIG.size()) {
             throw new IllegalStateException("bindConfig bound " + (i - offset) + " of " + CONFIG.size() + " columns");
         }
@@ -382,6 +388,7 @@ final class EndpointStore {
                 rs.getString("disabled_reason"),
                 instant(rs.getTimestamp("disabled_at")));
         b.health(rs.getInt("consecutive_failures"), instant(rs.getTimestamp("failing_since")));
+        b.tenant(rs.getString("tenant"));
         return b.build();
     }
 

@@ -6,6 +6,7 @@ import dev.postbox.JobRequest;
 import dev.postbox.Outbox;
 import dev.postbox.OwnTransaction;
 import dev.postbox.PermanentJobFailure;
+import dev.postbox.TenantId;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -23,7 +24,9 @@ import org.slf4j.LoggerFactory;
  * cursor in {@code outbox_fanout}. After a crash the job is retried and resumes at the cursor; child
  * idempotency keys ({@code <event's generated key>:<endpoint>}, see {@link #childKey}) make any
  * re-expanded batch a no-op, so every
- * subscriber gets exactly one delivery job.
+ * subscriber gets exactly one delivery job. An event of a tenant reaches the subscribed endpoints of
+ * that tenant only (an event of the default tenant, those of the default tenant), and its delivery
+ * jobs belong to the tenant.
  */
 final class FanOutHandler implements JobHandler {
 
@@ -81,8 +84,9 @@ final class FanOutHandler implements JobHandler {
             return -1;
         }
         @Nullable String cursor = progress.cursor();
+        @Nullable String tenant = job.tenant().orElse(null);
         List<EndpointStore.Subscriber> subscribers =
-                registry.subscribers(c, eventType, cursor, settings.fanOutBatchSize());
+                registry.subscribers(c, eventType, TenantId.key(tenant), cursor, settings.fanOutBatchSize());
         if (subscribers.isEmpty()) {
             FanOutStore.complete(c, job.id());
             return -1;
@@ -94,6 +98,7 @@ final class FanOutHandler implements JobHandler {
                     .endpoint(s.name())
                     .rawJson(payloadJson)
                     .idempotencyKey(childKey(job, s.name()))
+                    .tenant(tenant)
                     .headers(job.headers());
             if (s.maxAttempts() != null) {
                 child.maxAttempts(s.maxAttempts());

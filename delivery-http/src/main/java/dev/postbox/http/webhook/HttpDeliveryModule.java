@@ -145,6 +145,7 @@ public final class HttpDeliveryModule implements PostboxModule, AutoCloseable {
                 registry,
                 delivery,
                 rateLimits,
+                new TenantRates(b.dataSource, rateLimits),
                 new DeliveryLine(b.dataSource, b.queue),
                 b.listener,
                 b.instrumentation,

@@ -2,7 +2,6 @@ package dev.postbox.http.webhook;
 
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
@@ -26,14 +25,20 @@ import org.jspecify.annotations.Nullable;
  * <p>A delivery that gets no permit is told how long to snooze, so that the waiting deliveries
  * come back spread out at the endpoint's configured rate instead of all at once: each one takes the
  * next slot of the bucket's line ({@link RateLimitStore#reserve}), {@code 1 / rate} after the
- * previous one and not before the bucket holds a token again, with a random offset within its slot.
- * The line is cluster-wide (its end is in the bucket row): every process hands out slots of the
+ * previous one and not before the bucket holds a token again, and comes back at its slot's start:
+ * a token is due then, and the claim's own delay (up to a poll interval) makes it late enough
+ * (a random offset within the slot only added to that delay, and a delivery later than its slot's
+ * end takes the next slot's token, so the one of the next slot finds none and goes to the end of
+ * the line). The line is cluster-wide (its end is in the bucket row): every process hands out slots of the
  * same line, so the woken deliveries of all processes together come back at the rate. This pool
- * takes its slots in blocks of {@code chunk} (one statement per block) and drops a block whose
- * slots have passed. The spacing uses the configured rate, not the rate lowered after 429s: when
- * the rate recovers, the line already keeps up with it (while it is lowered, some woken deliveries
- * find no permit and take a new slot at the end of the line, which drains at the lowered rate). The
- * endpoint's deliveries that no worker has claimed yet join the same line in bulk ({@link
+ * takes its slots in blocks (one statement per block) of as many slots as deliveries are waiting
+ * here at that moment, at most {@code chunk}, and drops a block whose slots have passed. (Blocks of
+ * {@code chunk} whatever the demand left most of each block's slots unused when few deliveries wait
+ * in each of several processes, a tenant's limit say: the line ran ahead of the deliveries, which
+ * came back at a fraction of the rate.) The spacing uses the configured rate, not the rate lowered
+ * after 429s: when the rate recovers, the line already keeps up with it (while it is lowered, some
+ * woken deliveries find no permit and take a new slot at the end of the line, which drains at the
+ * lowered rate). The endpoint's deliveries that no worker has claimed yet join the same line in bulk ({@link
  * #startLineUp}, {@link DeliveryLine}), at most once a second per process.
  */
 final class PermitPool {
@@ -195,13 +200,14 @@ final class PermitPool {
     }
 
     /**
-     * The snooze of a delivery without a permit: the next slot of the bucket's line (see the class
-     * comment), plus a random offset within the slot. Called under the lock; takes a new block of
-     * slots when this pool's is used up or past.
+     * The snooze of a delivery without a permit: until the next slot of the bucket's line (see the
+     * class comment). Called under the lock; takes a new block of slots when this pool's is used up
+     * or past.
      */
     private Duration snooze(long now) throws SQLException {
         if (slotsLeft == 0 || slotAt - now < 0) {
-            RateLimitStore.Slots slots = store.reserve(key, chunk, Duration.ofNanos(Math.max(0, nextLeaseAt - now)));
+            int block = Math.min(chunk, Math.max(1, waiters));
+            RateLimitStore.Slots slots = store.reserve(key, block, Duration.ofNanos(Math.max(0, nextLeaseAt - now)));
             if (slots == null) {
                 return Duration.ofNanos(MIN_SNOOZE_NANOS); // the bucket was just removed: no limit any more
             }
@@ -212,7 +218,6 @@ final class PermitPool {
         long slot = slotAt;
         slotAt += slotSpacing;
         slotsLeft--;
-        long offset = (long) (slotSpacing * ThreadLocalRandom.current().nextDouble());
-        return Duration.ofNanos(Math.max(MIN_SNOOZE_NANOS, slot - now + offset));
+        return Duration.ofNanos(Math.max(MIN_SNOOZE_NANOS, slot - now));
     }
 }

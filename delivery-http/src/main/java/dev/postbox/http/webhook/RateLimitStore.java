@@ -174,15 +174,23 @@ final class RateLimitStore {
     static final Duration SEND_ALLOWANCE = Duration.ofMillis(100);
 
     /**
-     * The bucket's capacity for a configured burst: the burst less the permits the endpoint's rate
-     * earns during {@link #SEND_ALLOWANCE} (at least 1). The bucket bounds grants to {@code rate +
-     * capacity} in any second; every request is sent between its grant and {@code SEND_ALLOWANCE}
-     * after it, so the requests that reach the receiver in any second were granted within that
-     * second or the allowance before it: at most {@code rate + burst}.
+     * The bucket's capacity for a configured burst: the most tokens that keep the receiver's bound,
+     * at least 1. Every request is sent between its grant and {@code SEND_ALLOWANCE} after it, so the
+     * requests that reach the receiver in any second were granted within that second or the
+     * allowance before it, and the bucket grants at most {@code capacity + rate × (1 s + allowance)}
+     * in that time (it refills continuously). Requests are whole: the bound of {@code rate + burst}
+     * holds while that is below {@code floor(rate + burst) + 1}, so the capacity is the largest whole
+     * number below {@code floor(rate + burst) + 1 - rate × (1 s + allowance)}: for 50/s burst 10, 5;
+     * for 10/s burst 5, 4; for 4/s burst 2, 2. (It was the burst less the permits the rate earns in
+     * the allowance rounded up, one token less whenever those are a fraction: 1 for 4/s burst 2,
+     * where a bucket of one token loses what it earns while it is full, so every delivery that came
+     * back later than its token pushed the following tokens later and the line's slots ran ahead of
+     * them: a tenant's limit of 4/s delivered about 2.6/s.)
      */
     static int capacity(double rate, int burst) {
-        long headroom = (long) Math.ceil(rate * SEND_ALLOWANCE.toNanos() / 1e9);
-        return (int) Math.max(1, burst - headroom);
+        double window = 1 + SEND_ALLOWANCE.toNanos() / 1e9;
+        double below = Math.floor(rate + burst) + 1 - rate * window;
+        return (int) Math.max(1, Math.ceil(below - 1e-9) - 1);
     }
 
     /**

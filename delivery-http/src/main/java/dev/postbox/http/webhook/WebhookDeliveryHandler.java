@@ -4,6 +4,7 @@ import dev.postbox.Job;
 import dev.postbox.JobOutcome;
 import dev.postbox.OutcomeHandler;
 import dev.postbox.RetryPolicy;
+import dev.postbox.TenantId;
 import dev.postbox.http.AttemptResult;
 import dev.postbox.http.DeliveryOutcome;
 import dev.postbox.http.DeliveryRequest;
@@ -25,10 +26,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Delivers one webhook job ({@value Webhooks#DELIVERY_KIND}) to its endpoint: looks the endpoint up, takes a
- * cluster-wide rate-limit permit (without one the job is snoozed at once, without spending an
- * attempt and without holding the worker thread, to come back when a permit is likely; see {@link
- * PermitPool}), makes one signed attempt with {@link HttpDelivery} and maps the outcome:
+ * Delivers one webhook job ({@value Webhooks#DELIVERY_KIND}) to its endpoint: looks the endpoint up, takes its
+ * cluster-wide rate-limit permits (the endpoint's, the job's tenant's and the global one, each when
+ * configured; without one the job is snoozed at once, without spending an attempt and without
+ * holding the worker thread, to come back when a permit is likely; see {@link PermitPool}), makes one signed attempt with {@link HttpDelivery} and maps the outcome:
  *
  * <ul>
  *   <li>2xx: done;
@@ -56,6 +57,7 @@ final class WebhookDeliveryHandler implements OutcomeHandler {
     private final EndpointRegistry registry;
     private final HttpDelivery delivery;
     private final RateLimitStore rateLimits;
+    private final TenantRates tenantRates;
     private final DeliveryLine line;
     private final WebhookListener listener;
     private final WebhookInstrumentation instrumentation;
@@ -69,6 +71,7 @@ final class WebhookDeliveryHandler implements OutcomeHandler {
             EndpointRegistry registry,
             HttpDelivery delivery,
             RateLimitStore rateLimits,
+            TenantRates tenantRates,
             DeliveryLine line,
             WebhookListener listener,
             WebhookInstrumentation instrumentation,
@@ -76,6 +79,7 @@ final class WebhookDeliveryHandler implements OutcomeHandler {
         this.registry = registry;
         this.delivery = delivery;
         this.rateLimits = rateLimits;
+        this.tenantRates = tenantRates;
         this.line = line;
         this.listener = listener;
         this.instrumentation = instrumentation;
@@ -128,7 +132,7 @@ final class WebhookDeliveryHandler implements OutcomeHandler {
                             + " deliveries in flight in this process");
         }
         try {
-            Permits permits = takePermits(endpoint);
+            Permits permits = takePermits(job, endpoint);
             if (permits.snooze() != null) {
                 return permits.snooze();
             }
@@ -150,8 +154,11 @@ final class WebhookDeliveryHandler implements OutcomeHandler {
     /** The permits of an attempt: a grant to send now, or how long to snooze for one. */
     private record Permits(PermitPool.Grant grant, JobOutcome.@Nullable Snooze snooze) {}
 
-    /** Takes the endpoint's permit and the global one (or snoozes the job); the earlier send-by of the two. */
-    private Permits takePermits(Endpoint endpoint) {
+    /**
+     * Takes the endpoint's permit, the job's tenant's and the global one (or snoozes the job); the
+     * earliest send-by of them.
+     */
+    private Permits takePermits(Job job, Endpoint endpoint) {
         String name = endpoint.name();
         PermitPool.Grant grant = PermitPool.Grant.UNLIMITED;
         try {
@@ -162,6 +169,21 @@ final class WebhookDeliveryHandler implements OutcomeHandler {
                     lineUpOthers(name, pool);
                     return snooze(name, grant.snooze(), "rate limit of endpoint '" + name + "'");
                 }
+            }
+            String tenantBucket = tenantRates.bucket(TenantId.key(job.tenant().orElse(null)));
+            if (tenantBucket != null) {
+                PermitPool pool =
+                        pools.computeIfAbsent(tenantBucket, k -> new PermitPool(k, rateLimits, settings.leaseChunk()));
+                PermitPool.Grant tenantGrant = pool.acquire(settings.maxPermitWait());
+                Duration wait = tenantGrant.snooze();
+                if (wait != null) {
+                    return snooze(
+                            name,
+                            wait,
+                            "webhook rate limit of tenant '"
+                                    + TenantId.name(job.tenant().orElse(null)) + "'");
+                }
+                grant = earlier(grant, tenantGrant);
             }
             if (settings.globalRate() != null) {
                 if (!globalConfigured) {
@@ -174,10 +196,7 @@ final class WebhookDeliveryHandler implements OutcomeHandler {
                 if (globalGrant.snooze() != null) {
                     return snooze(name, globalGrant.snooze(), "global webhook rate limit");
                 }
-                if (globalGrant.sendBy() != null
-                        && (grant.sendBy() == null || globalGrant.sendBy() - grant.sendBy() < 0)) {
-                    grant = globalGrant;
-                }
+                grant = earlier(grant, globalGrant);
             }
             return new Permits(grant, null);
         } catch (InterruptedException e) {
@@ -190,6 +209,16 @@ final class WebhookDeliveryHandler implements OutcomeHandler {
                     grant,
                     JobOutcome.snooze(Duration.ofSeconds(1), "leasing rate-limit permits failed: " + e.getMessage()));
         }
+    }
+
+    /** Of two grants, the one whose request must be sent first (a permit's allowance is the shorter). */
+    private static PermitPool.Grant earlier(PermitPool.Grant a, PermitPool.Grant b) {
+        Long aBy = a.sendBy();
+        Long bBy = b.sendBy();
+        if (bBy == null) {
+            return a;
+        }
+        return aBy == null || bBy - aBy < 0 ? b : a;
     }
 
     /** Lines up the endpoint's other due deliveries behind this one (at most once a second). */

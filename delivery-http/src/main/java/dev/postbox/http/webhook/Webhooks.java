@@ -29,6 +29,14 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Payloads are objects serialised with the engine's {@link JsonCodec}; a {@code String} payload is
  * taken as a JSON document as it is.
+ *
+ * <p>Tenants (docs/tenants.md): a delivery to an endpoint of a tenant belongs to that tenant; one to
+ * an endpoint of the default tenant belongs to the engine's {@link dev.postbox.TenantResolver}'s
+ * current tenant (none: the default tenant). A published event belongs to the tenant given to {@link
+ * #publishFor}, else to the resolver's current tenant, and reaches the subscribed endpoints of that
+ * tenant only. Every call is an enqueue, checked by the resolver: while the current tenant is A, a
+ * delivery to tenant B's endpoint or an event published for B is refused with an {@link
+ * IllegalArgumentException} naming both tenants.
  */
 public final class Webhooks {
 
@@ -73,6 +81,8 @@ public final class Webhooks {
      * @throws dev.postbox.http.ssrf.ForbiddenDestinationException when the endpoint's URL names a forbidden
      *     address
      * @throws PayloadTooLargeException when the JSON is over the limit
+     * @throws IllegalArgumentException when the endpoint belongs to another tenant than the current
+     *     one ({@link dev.postbox.TenantResolver})
      */
     public EnqueueResult send(String endpoint, Object payload, @Nullable String idempotencyKey) {
         return outbox.get().enqueue(delivery(endpoint, payload, idempotencyKey, Map.of()));
@@ -110,6 +120,32 @@ public final class Webhooks {
         return outbox.get().enqueue(connection, fanOut(eventType, payload, null));
     }
 
+    /**
+     * Publishes an event of one tenant, in the current Spring transaction: it reaches the endpoints of
+     * that tenant subscribed to {@code eventType}, and no other tenant's. The idempotency key is
+     * unique within the tenant.
+     *
+     * @param tenant a {@link dev.postbox.TenantId}
+     * @throws IllegalArgumentException when the tenant is not a valid tenant id, or another tenant than
+     *     the current one ({@link dev.postbox.TenantResolver})
+     */
+    public EnqueueResult publishFor(String tenant, String eventType, Object payload, @Nullable String idempotencyKey) {
+        return outbox.get().enqueue(forTenant(tenant, fanOut(eventType, payload, idempotencyKey)));
+    }
+
+    /** {@link #publishFor(String, String, Object, String)} on a JDBC connection whose transaction the caller controls. */
+    public EnqueueResult publishFor(
+            Connection connection, String tenant, String eventType, Object payload, @Nullable String idempotencyKey) {
+        return outbox.get().enqueue(connection, forTenant(tenant, fanOut(eventType, payload, idempotencyKey)));
+    }
+
+    private static JobRequest forTenant(String tenant, JobRequest event) {
+        if (tenant == null) {
+            throw new IllegalArgumentException("tenant may not be null: use publish(...) for the default tenant");
+        }
+        return event.toBuilder().tenant(tenant).build();
+    }
+
     /** Builds (and validates) the delivery job request {@link #send} writes. */
     public JobRequest delivery(
             String endpoint, Object payload, @Nullable String idempotencyKey, Map<String, String> headers) {
@@ -138,6 +174,7 @@ public final class Webhooks {
                 .endpoint(endpoint)
                 .rawJson(json)
                 .idempotencyKey(idempotencyKey == null ? null : endpoint + ":" + idempotencyKey)
+                .tenant(target.tenant().orElse(null))
                 .headers(headers);
         target.retryPolicy().ifPresent(p -> b.maxAttempts(p.maxAttempts()));
         return b.build();

@@ -30,18 +30,18 @@ public final class ScheduleStore {
     private static final String DATABASE_NOW = "SELECT now() + ?::bigint * interval '1 millisecond'";
 
     private static final String DEFINITION_COLUMNS = "name, cron, zone, kind, queue, payload, dst_gap_policy,"
-            + " missed_fire_policy, overlap_policy, misfire_threshold_ms";
+            + " missed_fire_policy, overlap_policy, misfire_threshold_ms, tenant";
 
     /**
      * Inserts a new schedule or updates a changed one. A change of the timing (cron, zone, gap
      * policy) restarts the schedule from the given next fire; other changes keep its fire state.
      */
     private static final String UPSERT = "INSERT INTO outbox_schedule (" + DEFINITION_COLUMNS + ", next_fire_at)"
-            + " VALUES (?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?)"
+            + " VALUES (?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?)"
             + " ON CONFLICT (name) DO UPDATE SET cron = excluded.cron, zone = excluded.zone, kind = excluded.kind,"
             + "   queue = excluded.queue, payload = excluded.payload, dst_gap_policy = excluded.dst_gap_policy,"
             + "   missed_fire_policy = excluded.missed_fire_policy, overlap_policy = excluded.overlap_policy,"
-            + "   misfire_threshold_ms = excluded.misfire_threshold_ms,"
+            + "   misfire_threshold_ms = excluded.misfire_threshold_ms, tenant = excluded.tenant,"
             + "   next_fire_at = CASE WHEN (outbox_schedule.cron, outbox_schedule.zone, outbox_schedule.dst_gap_policy)"
             + "       IS DISTINCT FROM (excluded.cron, excluded.zone, excluded.dst_gap_policy)"
             + "     THEN excluded.next_fire_at ELSE outbox_schedule.next_fire_at END,"
@@ -62,10 +62,14 @@ public final class ScheduleStore {
     private static final String SET_PAUSED =
             "UPDATE outbox_schedule SET paused = ?, updated_at = now() WHERE name = ? AND paused <> ?";
 
-    private static final String EXISTS = "SELECT EXISTS (SELECT 1 FROM outbox_schedule WHERE name = ?)";
+    private static final String EXISTS = "SELECT EXISTS (SELECT 1 FROM outbox_schedule WHERE name = ?";
+
+    /** Limits a statement on {@code outbox_schedule} to one tenant's rows (the default tenant: {@code ''}). */
+    private static final String OF_TENANT = " AND coalesce(tenant, '') = ?";
 
     private static final String STORED = "SELECT name, cron, zone, kind, queue, paused, next_fire_at, last_fire_at,"
-            + " last_job_id, dst_gap_policy, missed_fire_policy, overlap_policy FROM outbox_schedule";
+            + " last_job_id, dst_gap_policy, missed_fire_policy, overlap_policy, tenant FROM outbox_schedule"
+            + " WHERE true";
 
     /** The latest fires of each schedule: a window over the view's rows of every schedule, or of the one named. */
     private static final String RECENT_FIRES = "SELECT schedule_name, fire_at, job_id, state, attempts, last_error,"
@@ -96,7 +100,8 @@ public final class ScheduleStore {
             OverlapPolicy overlapPolicy,
             Duration misfireThreshold,
             Instant nextFireAt,
-            @Nullable Long lastJobId) {
+            @Nullable Long lastJobId,
+            @Nullable String tenant) {
 
         /** The definition stored in the row; throws when the row holds an invalid definition. */
         public ScheduleDefinition definition() {
@@ -110,6 +115,7 @@ public final class ScheduleStore {
                     .missedFirePolicy(missedFirePolicy)
                     .overlapPolicy(overlapPolicy)
                     .misfireThreshold(misfireThreshold)
+                    .tenant(tenant)
                     .build();
         }
     }
@@ -148,7 +154,8 @@ public final class ScheduleStore {
             ps.setString(8, d.missedFirePolicy().name());
             ps.setString(9, d.overlapPolicy().name());
             ps.setLong(10, d.misfireThreshold().toMillis());
-            setInstant(ps, 11, nextFireAt);
+            ps.setString(11, d.tenant().orElse(null));
+            setInstant(ps, 12, nextFireAt);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     return Upsert.UNCHANGED;
@@ -166,7 +173,6 @@ public final class ScheduleStore {
             ps.setInt(2, limit);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    long lastJob = rs.getLong("last_job_id");
                     due.add(new DueSchedule(
                             rs.getString("name"),
                             rs.getString("cron"),
@@ -179,7 +185,8 @@ public final class ScheduleStore {
                             OverlapPolicy.valueOf(rs.getString("overlap_policy")),
                             Duration.ofMillis(rs.getLong("misfire_threshold_ms")),
                             rs.getObject("next_fire_at", OffsetDateTime.class).toInstant(),
-                            rs.wasNull() ? null : lastJob));
+                            (Long) rs.getObject("last_job_id"),
+                            rs.getString("tenant")));
                 }
             }
         }
@@ -218,20 +225,35 @@ public final class ScheduleStore {
         }
     }
 
-    /** Pauses or resumes; returns false when the schedule does not exist or already had that state. */
-    public boolean setPaused(Connection c, String name, boolean paused) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(SET_PAUSED)) {
+    /**
+     * Pauses or resumes; returns false when the schedule does not exist (as one of the tenant's, when
+     * {@code tenantKey} is given) or already had that state.
+     *
+     * @param tenantKey the tenant's key ({@code ''} for the default tenant), or null for any tenant
+     */
+    public boolean setPaused(Connection c, String name, @Nullable String tenantKey, boolean paused)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(SET_PAUSED + (tenantKey != null ? OF_TENANT : ""))) {
             ps.setBoolean(1, paused);
             ps.setString(2, name);
             ps.setBoolean(3, paused);
+            if (tenantKey != null) {
+                ps.setString(4, tenantKey);
+            }
             return ps.executeUpdate() == 1;
         }
     }
 
-    /** Whether a schedule of that name is stored. */
-    public boolean exists(Connection c, String name) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(EXISTS)) {
+    /**
+     * Whether a schedule of that name is stored (as one of the tenant's, when {@code tenantKey} is
+     * given: {@code ''} for the default tenant).
+     */
+    public boolean exists(Connection c, String name, @Nullable String tenantKey) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(EXISTS + (tenantKey != null ? OF_TENANT : "") + ")")) {
             ps.setString(1, name);
+            if (tenantKey != null) {
+                ps.setString(2, tenantKey);
+            }
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return rs.getBoolean(1);
@@ -242,14 +264,24 @@ public final class ScheduleStore {
     /**
      * The stored schedules in name order, every one or the one named, each with its latest {@code
      * historyLimit} fires, newest first (none when {@code historyLimit} is not positive).
+     *
+     * @param tenantKey only that tenant's schedules ({@code ''} for the default tenant); null for every
+     *     tenant's
      */
-    public List<StoredSchedule> stored(Connection c, @Nullable String name, int historyLimit) throws SQLException {
-        Map<String, List<ScheduleFire>> fires = historyLimit > 0 ? recentFires(c, name, historyLimit) : Map.of();
+    public List<StoredSchedule> stored(
+            Connection c, @Nullable String name, @Nullable String tenantKey, int historyLimit) throws SQLException {
+        Map<String, List<ScheduleFire>> fires =
+                historyLimit > 0 ? recentFires(c, name, tenantKey, historyLimit) : Map.of();
         List<StoredSchedule> schedules = new ArrayList<>();
-        String sql = STORED + (name != null ? " WHERE name = ?" : "") + " ORDER BY name";
+        String sql = STORED + (name != null ? " AND name = ?" : "") + (tenantKey != null ? OF_TENANT : "")
+                + " ORDER BY name";
         try (PreparedStatement ps = c.prepareStatement(sql)) {
+            int i = 1;
             if (name != null) {
-                ps.setString(1, name);
+                ps.setString(i++, name);
+            }
+            if (tenantKey != null) {
+                ps.setString(i, tenantKey);
             }
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -267,22 +299,30 @@ public final class ScheduleStore {
                             DstGapPolicy.valueOf(rs.getString(10)),
                             MissedFirePolicy.valueOf(rs.getString(11)),
                             OverlapPolicy.valueOf(rs.getString(12)),
-                            fires.getOrDefault(scheduleName, List.of())));
+                            fires.getOrDefault(scheduleName, List.of()),
+                            rs.getString(13)));
                 }
             }
         }
         return schedules;
     }
 
-    private Map<String, List<ScheduleFire>> recentFires(Connection c, @Nullable String name, int limit)
-            throws SQLException {
+    private Map<String, List<ScheduleFire>> recentFires(
+            Connection c, @Nullable String name, @Nullable String tenantKey, int limit) throws SQLException {
         Map<String, List<ScheduleFire>> fires = new HashMap<>();
         String sql = RECENT_FIRES + (name != null ? " AND schedule_name = ?" : "")
+                + (tenantKey != null
+                        ? " AND schedule_name IN (SELECT name FROM outbox_schedule WHERE true" + OF_TENANT + ")"
+                        : "")
                 + " ORDER BY schedule_name, fire_at DESC, job_id DESC";
         try (PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setInt(1, limit);
+            int i = 1;
+            ps.setInt(i++, limit);
             if (name != null) {
-                ps.setString(2, name);
+                ps.setString(i++, name);
+            }
+            if (tenantKey != null) {
+                ps.setString(i, tenantKey);
             }
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

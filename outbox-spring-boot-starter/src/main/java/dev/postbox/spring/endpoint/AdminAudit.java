@@ -34,7 +34,7 @@ final class AdminAudit {
     }
 
     /** One line whatever the input: control characters become '?', so a value cannot forge a log line. */
-    private static String clean(String value) {
+    static String clean(String value) {
         String cut = value.length() > MAX_VALUE ? value.substring(0, MAX_VALUE) + "…" : value;
         StringBuilder out = new StringBuilder(cut.length());
         cut.codePoints().forEach(c -> out.appendCodePoint(Character.isISOControl(c) ? '?' : c));

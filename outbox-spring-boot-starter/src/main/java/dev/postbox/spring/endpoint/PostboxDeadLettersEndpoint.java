@@ -3,9 +3,12 @@ package dev.postbox.spring.endpoint;
 import dev.postbox.DeadLetter;
 import dev.postbox.DeadLetterFilter;
 import dev.postbox.PostboxAdmin;
+import dev.postbox.TenantAdmin;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToIntBiFunction;
 import java.util.function.ToIntFunction;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -23,7 +26,9 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  * The {@code postboxdeadletters} actuator endpoint. Every operation but the replay of one takes the
  * same filter: {@code queue}, {@code kind}, {@code endpoint} (exact), {@code error} (contained in the
  * last error, case-insensitively) and {@code deadFrom}/{@code deadTo} (ISO-8601 instants, {@code
- * [deadFrom, deadTo)}).
+ * [deadFrom, deadTo)}). Every operation also takes {@code tenant}: an id, or {@value
+ * PostboxTenantsEndpoint#DEFAULT_TENANT} for the default tenant; it limits the operation to that
+ * tenant's dead letters, whatever the rest of the filter says (docs/tenants.md).
  *
  * <ul>
  *   <li>{@code GET /actuator/postboxdeadletters?queue=&kind=&endpoint=&error=&deadFrom=&deadTo=&limit=}:
@@ -63,20 +68,41 @@ public class PostboxDeadLettersEndpoint {
             @Nullable String error,
             @Nullable Instant deadFrom,
             @Nullable Instant deadTo,
-            @Nullable Integer limit) {
+            @Nullable Integer limit,
+            @Nullable String tenant) {
         int max = RequestChecks.limit("limit", limit, properties.getDeadLetterLimit(), 1, MAX_DEAD_LETTER_LIMIT);
-        return admin.deadLetters(new DeadLetterCriteria(queue, kind, endpoint, error, deadFrom, deadTo).filter(), max);
+        DeadLetterFilter filter = new DeadLetterCriteria(queue, kind, endpoint, error, deadFrom, deadTo).filter();
+        String named = RequestChecks.optional(tenant);
+        return named == null
+                ? admin.deadLetters(filter, max)
+                : PostboxTenantsEndpoint.forTenant(admin, named).deadLetters(filter, max);
     }
 
-    /** Replays one dead letter: it runs again with a fresh attempt budget. */
+    /**
+     * Replays one dead letter: it runs again with a fresh attempt budget. With a {@code tenant}, only
+     * a dead letter of that tenant (404 for another tenant's).
+     */
     @WriteOperation
-    public WebEndpointResponse<Map<String, Object>> replay(@Selector long id, SecurityContext caller) {
-        return writes.run(caller, "replay", Map.of("id", id), result -> {
-            boolean replayed = admin.replay(id);
+    public WebEndpointResponse<Map<String, Object>> replay(
+            @Selector long id, @Nullable String tenant, SecurityContext caller) {
+        Map<String, @Nullable Object> parameters = new LinkedHashMap<>();
+        parameters.put("id", id);
+        parameters.put("tenant", tenant);
+        return writes.run(caller, "replay", parameters, result -> {
+            String named = RequestChecks.optional(tenant);
+            TenantAdmin owner = named == null ? null : PostboxTenantsEndpoint.forTenant(admin, named);
+            boolean replayed = owner != null ? owner.replay(id) : admin.replay(id);
             log.info("Postbox admin: replay of dead letter {} {}", id, replayed ? "done" : "found nothing");
             result.put("id", id);
+            if (owner != null) {
+                result.put("tenant", PostboxTenantsEndpoint.name(owner));
+            }
             if (!replayed) {
-                return AdminWrites.notFound(result, "no dead letter with id " + id);
+                return AdminWrites.notFound(
+                        result,
+                        owner != null
+                                ? "tenant " + PostboxTenantsEndpoint.name(owner) + " has no dead letter with id " + id
+                                : "no dead letter with id " + id);
             }
             result.put("replayed", 1);
             return AdminWrites.ok(result);
@@ -93,13 +119,16 @@ public class PostboxDeadLettersEndpoint {
             @Nullable Instant deadFrom,
             @Nullable Instant deadTo,
             @Nullable Boolean all,
+            @Nullable String tenant,
             SecurityContext caller) {
         return matching(
                 "replay",
                 "replayed",
                 admin::replay,
+                TenantAdmin::replay,
                 new DeadLetterCriteria(queue, kind, endpoint, error, deadFrom, deadTo),
                 all,
+                tenant,
                 caller);
     }
 
@@ -113,28 +142,53 @@ public class PostboxDeadLettersEndpoint {
             @Nullable Instant deadFrom,
             @Nullable Instant deadTo,
             @Nullable Boolean all,
+            @Nullable String tenant,
             SecurityContext caller) {
         return matching(
                 "purge",
                 "purged",
                 admin::purge,
+                TenantAdmin::purge,
                 new DeadLetterCriteria(queue, kind, endpoint, error, deadFrom, deadTo),
                 all,
+                tenant,
                 caller);
     }
 
-    /** One bulk write on the dead letters the criteria match: audited, logged, counted under {@code done}. */
+    /**
+     * One bulk write on the dead letters the criteria match (of one tenant when {@code tenant} is
+     * given): audited, logged, counted under {@code done}.
+     */
     private WebEndpointResponse<Map<String, Object>> matching(
             String action,
             String done,
             ToIntFunction<DeadLetterFilter> write,
+            ToIntBiFunction<TenantAdmin, DeadLetterFilter> tenantWrite,
             DeadLetterCriteria criteria,
             @Nullable Boolean all,
+            @Nullable String tenant,
             SecurityContext caller) {
-        return writes.run(caller, action, criteria.auditParameters(all), result -> {
+        Map<String, @Nullable Object> parameters = criteria.auditParameters(all);
+        parameters.put("tenant", tenant);
+        return writes.run(caller, action, parameters, result -> {
             DeadLetterFilter filter = criteria.filterOfBulkWrite(all);
-            int count = write.applyAsInt(filter);
-            log.info("Postbox admin: {} {} dead letters ({})", done, count, DeadLetterCriteria.describe(filter));
+            int count;
+            String named = RequestChecks.optional(tenant);
+            if (named == null) {
+                count = write.applyAsInt(filter);
+                log.info("Postbox admin: {} {} dead letters ({})", done, count, DeadLetterCriteria.describe(filter));
+            } else {
+                TenantAdmin owner = PostboxTenantsEndpoint.forTenant(admin, named);
+                count = tenantWrite.applyAsInt(owner, filter);
+                String name = PostboxTenantsEndpoint.name(owner);
+                log.info(
+                        "Postbox admin: {} {} dead letters of tenant {} ({})",
+                        done,
+                        count,
+                        name,
+                        DeadLetterCriteria.describe(filter));
+                result.put("tenant", name);
+            }
             result.put(done, count);
             return AdminWrites.ok(result);
         });

@@ -13,8 +13,8 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
  *
  * <p>Each resource has its own endpoint with typed operations (see docs/operations.md): {@link
  * PostboxQueuesEndpoint postboxqueues}, {@link PostboxJobsEndpoint postboxjobs}, {@link
- * PostboxDeadLettersEndpoint postboxdeadletters}, {@link PostboxSchedulesEndpoint postboxschedules}
- * and {@link PostboxWebhooksEndpoint postboxwebhooks}.
+ * PostboxDeadLettersEndpoint postboxdeadletters}, {@link PostboxSchedulesEndpoint postboxschedules},
+ * {@link PostboxWebhooksEndpoint postboxwebhooks} and {@link PostboxTenantsEndpoint postboxtenants}.
  *
  * <p><b>Access.</b> Every Postbox endpoint is read-only by default ({@link Access#READ_ONLY}): its
  * write and delete operations are not even mapped until the operator sets {@code

@@ -13,8 +13,8 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * The Postbox actuator endpoints when the actuator is present: {@code postbox} (summary), {@code
- * postboxqueues}, {@code postboxjobs}, {@code postboxdeadletters}, {@code postboxschedules} and {@code
- * postboxwebhooks}, each when it is available (exposed, e.g. {@code
+ * postboxqueues}, {@code postboxjobs}, {@code postboxdeadletters}, {@code postboxschedules}, {@code
+ * postboxwebhooks} and {@code postboxtenants}, each when it is available (exposed, e.g. {@code
  * management.endpoints.web.exposure.include=postbox,postboxjobs}, and not switched off with {@code
  * management.endpoint.<id>.access=none}). Write operations also need {@code
  * postbox.admin.write-enabled=true}.
@@ -55,6 +55,13 @@ public final class PostboxEndpointAutoConfiguration {
     @ConditionalOnAvailableEndpoint(PostboxDeadLettersEndpoint.class)
     PostboxDeadLettersEndpoint postboxDeadLettersEndpoint(Postbox postbox, PostboxAdminProperties properties) {
         return new PostboxDeadLettersEndpoint(postbox.admin(), properties);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnAvailableEndpoint(PostboxTenantsEndpoint.class)
+    PostboxTenantsEndpoint postboxTenantsEndpoint(Postbox postbox, PostboxAdminProperties properties) {
+        return new PostboxTenantsEndpoint(postbox.admin(), properties);
     }
 
     @Bean

@@ -2,7 +2,9 @@ package dev.postbox.spring.endpoint;
 
 import dev.postbox.JobDetails;
 import dev.postbox.PostboxAdmin;
+import dev.postbox.TenantAdmin;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -20,7 +22,8 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  * The {@code postboxjobs} actuator endpoint: {@code GET /actuator/postboxjobs/{id}} shows one job
  * with its attempt history, wherever it is (live, archive, dead; 404 when unknown), and {@code DELETE
  * /actuator/postboxjobs/{id}} cancels a waiting (pending or retry) job (a write operation; see {@link
- * PostboxEndpoint} for access and audit).
+ * PostboxEndpoint} for access and audit); {@code ?tenant=} limits both to that tenant's jobs (an
+ * id, or {@value PostboxTenantsEndpoint#DEFAULT_TENANT}): another tenant's job is not found.
  */
 @Endpoint(id = "postboxjobs", defaultAccess = Access.READ_ONLY)
 public class PostboxJobsEndpoint {
@@ -37,23 +40,46 @@ public class PostboxJobsEndpoint {
         this.writes = new AdminWrites(properties);
     }
 
-    /** The job with its attempt history; {@code null} (404) when there is none. */
+    /**
+     * The job with its attempt history; {@code null} (404) when there is none (or, with {@code
+     * tenant}, when the job is another tenant's).
+     */
     @ReadOperation
-    public @Nullable JobView job(@Selector long id) {
-        return admin.job(id)
+    public @Nullable JobView job(@Selector long id, @Nullable String tenant) {
+        String named = RequestChecks.optional(tenant);
+        return (named == null
+                        ? admin.job(id)
+                        : PostboxTenantsEndpoint.forTenant(admin, named).job(id))
                 .map(job -> JobView.of(job, properties.isShowPayloads()))
                 .orElse(null);
     }
 
-    /** Cancels a waiting job; 404 when no pending or retry job has the id. */
+    /**
+     * Cancels a waiting job; 404 when no pending or retry job has the id (of the tenant, when {@code
+     * tenant} is given).
+     */
     @DeleteOperation
-    public WebEndpointResponse<Map<String, Object>> cancel(@Selector long id, SecurityContext caller) {
-        return writes.run(caller, "cancel", Map.of("id", id), result -> {
-            boolean cancelled = admin.cancel(id);
+    public WebEndpointResponse<Map<String, Object>> cancel(
+            @Selector long id, @Nullable String tenant, SecurityContext caller) {
+        Map<String, @Nullable Object> parameters = new LinkedHashMap<>();
+        parameters.put("id", id);
+        parameters.put("tenant", tenant);
+        return writes.run(caller, "cancel", parameters, result -> {
+            String named = RequestChecks.optional(tenant);
+            TenantAdmin owner = named == null ? null : PostboxTenantsEndpoint.forTenant(admin, named);
+            boolean cancelled = owner != null ? owner.cancel(id) : admin.cancel(id);
             log.info("Postbox admin: cancel of job {} {}", id, cancelled ? "done" : "found no waiting job");
             result.put("id", id);
+            if (owner != null) {
+                result.put("tenant", PostboxTenantsEndpoint.name(owner));
+            }
             if (!cancelled) {
-                return AdminWrites.notFound(result, "no waiting (pending or retry) job with id " + id);
+                return AdminWrites.notFound(
+                        result,
+                        owner != null
+                                ? "tenant " + PostboxTenantsEndpoint.name(owner)
+                                        + " has no waiting (pending or retry) job with id " + id
+                                : "no waiting (pending or retry) job with id " + id);
             }
             result.put("cancelled", true);
             return AdminWrites.ok(result);

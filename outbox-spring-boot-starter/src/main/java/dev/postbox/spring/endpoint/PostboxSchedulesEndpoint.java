@@ -22,7 +22,9 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  * {@code limit} fires (default {@value #DEFAULT_SCHEDULE_HISTORY}) and their jobs' outcomes; {@code
  * POST /actuator/postboxschedules/{schedule}} with {@code {"paused": true}} or {@code false} pauses or
  * resumes a schedule cluster-wide (a write operation; see {@link PostboxEndpoint} for access and
- * audit). Without schedules configured every operation answers 400 saying so.
+ * audit). Without schedules configured every operation answers 400 saying so. Both take {@code
+ * tenant} (an id, or {@value PostboxTenantsEndpoint#DEFAULT_TENANT}): they then see and change only
+ * that tenant's schedules, and another tenant's schedule is not found (docs/tenants.md).
  */
 @Endpoint(id = "postboxschedules", defaultAccess = Access.READ_ONLY)
 public class PostboxSchedulesEndpoint {
@@ -45,21 +47,22 @@ public class PostboxSchedulesEndpoint {
 
     /** Every schedule with its latest {@code limit} fires (0 to {@value #MAX_SCHEDULE_HISTORY}). */
     @ReadOperation
-    public List<ScheduleView> schedules(@Nullable Integer limit) {
+    public List<ScheduleView> schedules(@Nullable Integer limit, @Nullable String tenant) {
         int history = RequestChecks.limit(
                 "limit (fires per schedule)", limit, DEFAULT_SCHEDULE_HISTORY, 0, MAX_SCHEDULE_HISTORY);
-        return admin().schedules(history);
+        return admin(tenant).schedules(history);
     }
 
     /** Pauses ({@code paused: true}) or resumes the schedule; 404 when no schedule has the name. */
     @WriteOperation
     public WebEndpointResponse<Map<String, Object>> paused(
-            @Selector String schedule, boolean paused, SecurityContext caller) {
-        Map<String, Object> parameters = new LinkedHashMap<>();
+            @Selector String schedule, boolean paused, @Nullable String tenant, SecurityContext caller) {
+        Map<String, @Nullable Object> parameters = new LinkedHashMap<>();
         parameters.put("schedule", schedule);
+        parameters.put("tenant", tenant);
         return writes.run(caller, paused ? "pause" : "resume", parameters, result -> {
             String name = RequestChecks.requiredName("schedule", schedule);
-            PostboxScheduleAdmin admin = admin();
+            PostboxScheduleAdmin admin = admin(tenant);
             result.put("schedule", name);
             return AdminWrites.notFoundWhenUnknown(result, () -> {
                 boolean changed = paused ? admin.pause(name) : admin.resume(name);
@@ -74,8 +77,17 @@ public class PostboxSchedulesEndpoint {
         });
     }
 
-    private PostboxScheduleAdmin admin() {
-        return RequestChecks.configured(
+    /**
+     * The schedule admin, limited to the tenant a request names (the core's registry then puts the
+     * tenant in every statement), or over every tenant when it names none.
+     */
+    private PostboxScheduleAdmin admin(@Nullable String tenant) {
+        PostboxScheduleAdmin all = RequestChecks.configured(
                 schedules, "Postbox schedules are not configured in this application", "schedules not configured");
+        String key = PostboxTenantsEndpoint.key(tenant);
+        if (key == null) {
+            return all;
+        }
+        return all.forTenant(key.isEmpty() ? null : key);
     }
 }

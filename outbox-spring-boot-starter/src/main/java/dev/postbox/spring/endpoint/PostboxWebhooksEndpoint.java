@@ -30,7 +30,9 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  * </ul>
  *
  * The posts are write operations; see {@link PostboxEndpoint} for access and audit. Without webhook
- * delivery every operation answers 400 saying so.
+ * delivery every operation answers 400 saying so. The list, the lookup and the enable/disable take
+ * {@code tenant} (an id, or {@value PostboxTenantsEndpoint#DEFAULT_TENANT}): they then see and change
+ * only that tenant's endpoints, and another tenant's endpoint is not found (docs/tenants.md).
  */
 @Endpoint(id = "postboxwebhooks", defaultAccess = Access.READ_ONLY)
 public class PostboxWebhooksEndpoint {
@@ -45,16 +47,22 @@ public class PostboxWebhooksEndpoint {
         this.writes = new AdminWrites(properties);
     }
 
-    /** Every webhook endpoint, by name. */
+    /** Every webhook endpoint (of the tenant, when {@code tenant} is given), by name. */
     @ReadOperation
-    public List<WebhookEndpointView> endpoints() {
-        return admin().list();
+    public List<WebhookEndpointView> endpoints(@Nullable String tenant) {
+        String key = PostboxTenantsEndpoint.key(tenant);
+        return admin().list().stream()
+                .filter(e -> PostboxTenantsEndpoint.visible(key, e.tenant()))
+                .toList();
     }
 
-    /** One webhook endpoint; {@code null} (404) when unknown. */
+    /** One webhook endpoint; {@code null} (404) when unknown (or another tenant's, when {@code tenant} is given). */
     @ReadOperation
-    public @Nullable WebhookEndpointView endpoint(@Selector String endpoint) {
-        return admin().get(endpoint).orElse(null);
+    public @Nullable WebhookEndpointView endpoint(@Selector String endpoint, @Nullable String tenant) {
+        String key = PostboxTenantsEndpoint.key(tenant);
+        return admin().get(endpoint)
+                .filter(e -> PostboxTenantsEndpoint.visible(key, e.tenant()))
+                .orElse(null);
     }
 
     /**
@@ -63,14 +71,29 @@ public class PostboxWebhooksEndpoint {
      */
     @WriteOperation
     public WebEndpointResponse<Map<String, Object>> enabled(
-            @Selector String endpoint, boolean enabled, @Nullable String reason, SecurityContext caller) {
+            @Selector String endpoint,
+            boolean enabled,
+            @Nullable String reason,
+            @Nullable String tenant,
+            SecurityContext caller) {
         Map<String, @Nullable Object> parameters = new LinkedHashMap<>();
         parameters.put("endpoint", endpoint);
         parameters.put("reason", reason);
+        parameters.put("tenant", tenant);
         return writes.run(caller, enabled ? "enable-endpoint" : "disable-endpoint", parameters, result -> {
             String name = RequestChecks.requiredName("endpoint", endpoint);
             WebhookEndpointAdmin admin = admin();
             result.put("endpoint", name);
+            String key = PostboxTenantsEndpoint.key(tenant);
+            if (key != null
+                    && admin.get(name)
+                            .filter(e -> PostboxTenantsEndpoint.visible(key, e.tenant()))
+                            .isEmpty()) {
+                return AdminWrites.notFound(
+                        result,
+                        "tenant " + (key.isEmpty() ? PostboxTenantsEndpoint.DEFAULT_TENANT : key)
+                                + " has no webhook endpoint '" + name + "'");
+            }
             return AdminWrites.notFoundWhenUnknown(result, () -> {
                 if (enabled) {
                     WebhookEndpointAdmin.EnableView done = admin.enable(name);

@@ -66,6 +66,7 @@ public interface WebhookEndpointAdmin {
      * @param url the URL without credentials, fragment or query (a query shows as {@code ?[redacted]})
      * @param secrets how many signing secrets are active (two during rotation)
      * @param headers the names of its extra headers
+     * @param tenant the tenant that owns it, null for the default tenant
      */
     record WebhookEndpointView(
             String name,
@@ -81,7 +82,8 @@ public interface WebhookEndpointAdmin {
             Set<String> eventTypes,
             int secrets,
             Set<String> headers,
-            @Nullable String description) {}
+            @Nullable String description,
+            @Nullable String tenant) {}
 
     /**
      * What enabling did.

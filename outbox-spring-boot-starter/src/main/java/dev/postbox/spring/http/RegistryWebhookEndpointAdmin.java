@@ -94,6 +94,7 @@ final class RegistryWebhookEndpointAdmin implements WebhookEndpointAdmin {
                 new TreeSet<>(e.eventTypes()),
                 e.secrets().size(),
                 new TreeSet<>(e.headers().keySet()),
-                e.description().orElse(null));
+                e.description().orElse(null),
+                e.tenant().orElse(null));
     }
 }

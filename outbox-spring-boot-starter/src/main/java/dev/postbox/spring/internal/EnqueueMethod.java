@@ -41,6 +41,7 @@ final class EnqueueMethod {
                     enqueue.payload(),
                     enqueue.idempotencyKey(),
                     enqueue.orderingKey(),
+                    enqueue.tenant(),
                     enqueue.condition(),
                     enqueue.delay(),
                     enqueue.priority());

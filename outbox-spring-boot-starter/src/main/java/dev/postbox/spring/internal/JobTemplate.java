@@ -24,6 +24,7 @@ final class JobTemplate {
     private final @Nullable Expression payload;
     private final @Nullable Expression idempotencyKey;
     private final @Nullable Expression orderingKey;
+    private final @Nullable Expression tenant;
     private final @Nullable Expression condition;
     private final Duration delay;
     private final int priority;
@@ -37,6 +38,7 @@ final class JobTemplate {
             String payload,
             String idempotencyKey,
             String orderingKey,
+            String tenant,
             String condition,
             String delay,
             int priority) {
@@ -50,6 +52,7 @@ final class JobTemplate {
         this.payload = parse(parser, "payload", payload);
         this.idempotencyKey = parse(parser, "idempotencyKey", idempotencyKey);
         this.orderingKey = parse(parser, "orderingKey", orderingKey);
+        this.tenant = parse(parser, "tenant", tenant);
         this.condition = parse(parser, "condition", condition);
         Duration parsedDelay = HandlerRegistrations.parseOptionalDuration(delay, () -> where + " delay");
         this.delay = parsedDelay != null ? parsedDelay : Duration.ZERO;
@@ -121,6 +124,15 @@ final class JobTemplate {
         }
         if (orderingKey != null) {
             builder.orderingKey(text(orderingKey, "orderingKey", context));
+        }
+        if (tenant != null) {
+            String id = text(tenant, "tenant", context);
+            try {
+                builder.tenant(id);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException(
+                        where + ": tenant \"" + tenant.getExpressionString() + "\": " + e.getMessage(), e);
+            }
         }
         if (destination != null) {
             builder.endpoint(destination);

@@ -100,6 +100,7 @@ public final class OutboxEventBridge implements GenericApplicationListener {
                 "",
                 annotation.idempotencyKey(),
                 annotation.orderingKey(),
+                annotation.tenant(),
                 "",
                 annotation.delay(),
                 annotation.priority());

@@ -43,6 +43,12 @@ public final class PostboxConfigFactory {
                 .partitionsAhead(properties.getArchive().getPartitionsAhead())
                 .workerThreadFactory(workerThreads);
         worker.getQueueConcurrency().forEach(b::queueConcurrency);
+        PostboxProperties.Tenants tenants = properties.getTenants();
+        b.tenantsPerClaim(tenants.getPerClaim());
+        if (tenants.getConcurrency() != null) {
+            b.tenantConcurrency(tenants.getConcurrency());
+        }
+        tenants.getConcurrencyOverrides().forEach(b::tenantConcurrency);
         if (worker.getPrefetch() != null) {
             b.prefetch(worker.getPrefetch());
         }

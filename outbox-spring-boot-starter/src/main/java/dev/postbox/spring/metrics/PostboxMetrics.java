@@ -55,6 +55,20 @@ public final class PostboxMetrics {
     /** Gauge, in seconds, of how long the oldest claimable job of a queue has been due: the SLO. */
     public static final String QUEUE_OLDEST_AGE = "postbox.queue.oldest.age";
 
+    /**
+     * Gauge, in seconds, of how long the oldest claimable job of a tenant has been due, for the worst
+     * {@code postbox.metrics.tenants} tenants; tag {@code tenant}: the tenant id, {@value
+     * #DEFAULT_TENANT_TAG} for the default tenant, and {@value #OTHER_TENANTS_TAG} for the worst of
+     * the rest (so the tag takes at most that many values plus two).
+     */
+    public static final String TENANT_OLDEST_AGE = "postbox.tenant.oldest.age";
+
+    /** The {@code tenant} tag of the default tenant (parentheses: no tenant id can have it). */
+    public static final String DEFAULT_TENANT_TAG = dev.postbox.TenantId.DEFAULT_NAME;
+
+    /** The {@code tenant} tag of the tenants beyond the worst N. */
+    public static final String OTHER_TENANTS_TAG = "(other)";
+
     /** Gauge of dead letters per queue; tag {@code queue}. */
     public static final String DLQ_DEPTH = "postbox.dlq.depth";
 

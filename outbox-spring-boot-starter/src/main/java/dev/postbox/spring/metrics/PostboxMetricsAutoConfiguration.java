@@ -49,6 +49,14 @@ public final class PostboxMetricsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
+    PostboxTenantMetrics postboxTenantMetrics(
+            Postbox postbox, MeterRegistry registry, PostboxMetricsProperties properties) {
+        return new PostboxTenantMetrics(
+                postbox.admin()::tenants, registry, properties.getTenants(), properties.getQueuePollInterval());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
     PostboxScheduleMetrics postboxScheduleMetrics(MeterRegistry registry) {
         return new PostboxScheduleMetrics(registry);
     }

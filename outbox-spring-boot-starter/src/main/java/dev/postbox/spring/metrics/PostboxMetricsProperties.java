@@ -26,6 +26,23 @@ public class PostboxMetricsProperties {
      */
     private boolean durationHistogram = true;
 
+    /**
+     * How many tenants, the worst first (oldest due job), get their own tenant tag on
+     * postbox.tenant.oldest.age; the others share the tag (other). 0: no tenant gauge.
+     */
+    private int tenants = DEFAULT_TENANTS;
+
+    /** Default of {@link #getTenants()}. */
+    public static final int DEFAULT_TENANTS = 10;
+
+    public int getTenants() {
+        return tenants;
+    }
+
+    public void setTenants(int tenants) {
+        this.tenants = PropertyChecks.between(tenants, 0, 1000, "postbox.metrics.tenants");
+    }
+
     public boolean isEnabled() {
         return enabled;
     }

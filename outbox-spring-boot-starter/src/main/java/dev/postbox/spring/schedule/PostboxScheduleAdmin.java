@@ -3,6 +3,7 @@ package dev.postbox.spring.schedule;
 import dev.postbox.cron.ScheduleFire;
 import dev.postbox.cron.ScheduleRegistry;
 import dev.postbox.cron.StoredSchedule;
+import dev.postbox.cron.TenantSchedules;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -18,10 +19,16 @@ import org.jspecify.annotations.Nullable;
 public class PostboxScheduleAdmin {
 
     private final ScheduleRegistry registry;
+    private final @Nullable TenantSchedules tenantSchedules;
 
     /** The schedules the registry stores. */
     public PostboxScheduleAdmin(ScheduleRegistry registry) {
+        this(registry, null);
+    }
+
+    private PostboxScheduleAdmin(ScheduleRegistry registry, @Nullable TenantSchedules tenantSchedules) {
         this.registry = registry;
+        this.tenantSchedules = tenantSchedules;
     }
 
     /**
@@ -35,14 +42,32 @@ public class PostboxScheduleAdmin {
         this(registry);
     }
 
+    /**
+     * The same operations limited to one tenant's schedules, through the core's {@link
+     * ScheduleRegistry#forTenant(String)}: another tenant's schedule is not found and no pause or
+     * resume reaches it.
+     *
+     * @param tenant the tenant id; null for the default tenant
+     * @throws IllegalArgumentException when {@code tenant} is not a valid tenant id
+     */
+    public PostboxScheduleAdmin forTenant(@Nullable String tenant) {
+        return new PostboxScheduleAdmin(
+                registry, tenant == null ? registry.forDefaultTenant() : registry.forTenant(tenant));
+    }
+
     /** Every stored schedule by name, each with its latest {@code historyLimit} fires (newest first). */
     public List<ScheduleView> schedules(int historyLimit) {
-        return registry.schedules(historyLimit).stream().map(ScheduleView::of).toList();
+        List<StoredSchedule> stored =
+                tenantSchedules != null ? tenantSchedules.schedules(historyLimit) : registry.schedules(historyLimit);
+        return stored.stream().map(ScheduleView::of).toList();
     }
 
     /** One stored schedule with its latest {@code historyLimit} fires; empty when there is none. */
     public Optional<ScheduleView> schedule(String name, int historyLimit) {
-        return registry.schedule(name, historyLimit).map(ScheduleView::of);
+        Optional<StoredSchedule> stored = tenantSchedules != null
+                ? tenantSchedules.schedule(name, historyLimit)
+                : registry.schedule(name, historyLimit);
+        return stored.map(ScheduleView::of);
     }
 
     /**
@@ -52,7 +77,7 @@ public class PostboxScheduleAdmin {
      * @throws IllegalArgumentException when no schedule has that name
      */
     public boolean pause(String name) {
-        return registry.pause(name);
+        return tenantSchedules != null ? tenantSchedules.pause(name) : registry.pause(name);
     }
 
     /**
@@ -62,7 +87,7 @@ public class PostboxScheduleAdmin {
      * @throws IllegalArgumentException when no schedule has that name
      */
     public boolean resume(String name) {
-        return registry.resume(name);
+        return tenantSchedules != null ? tenantSchedules.resume(name) : registry.resume(name);
     }
 
     /**
@@ -73,6 +98,7 @@ public class PostboxScheduleAdmin {
      * @param lastFireAt the latest fire materialised as a job
      * @param lastJobId that fire's job
      * @param recentFires the latest fires, newest first, with their jobs' current state
+     * @param tenant the tenant its fires' jobs belong to, null for the default tenant
      */
     public record ScheduleView(
             String name,
@@ -87,7 +113,8 @@ public class PostboxScheduleAdmin {
             String dstGapPolicy,
             String missedFirePolicy,
             String overlapPolicy,
-            List<FireView> recentFires) {
+            List<FireView> recentFires,
+            @Nullable String tenant) {
 
         static ScheduleView of(StoredSchedule s) {
             return new ScheduleView(
@@ -103,7 +130,8 @@ public class PostboxScheduleAdmin {
                     s.dstGapPolicy().name(),
                     s.missedFirePolicy().name(),
                     s.overlapPolicy().name(),
-                    s.recentFires().stream().map(FireView::of).toList());
+                    s.recentFires().stream().map(FireView::of).toList(),
+                    s.tenant());
         }
     }
 

@@ -69,6 +69,9 @@ public class PostboxScheduleProperties {
         /** How late a fire may be materialised and still count as on time rather than missed; 1m by default. */
         private @Nullable Duration misfireThreshold;
 
+        /** Tenant the jobs of the fires belong to (docs/tenants.md); the default tenant when unset. */
+        private @Nullable String tenant;
+
         public boolean isEnabled() {
             return enabled;
         }
@@ -147,6 +150,14 @@ public class PostboxScheduleProperties {
 
         public void setMisfireThreshold(@Nullable Duration misfireThreshold) {
             this.misfireThreshold = misfireThreshold;
+        }
+
+        public @Nullable String getTenant() {
+            return tenant;
+        }
+
+        public void setTenant(@Nullable String tenant) {
+            this.tenant = tenant;
         }
     }
 

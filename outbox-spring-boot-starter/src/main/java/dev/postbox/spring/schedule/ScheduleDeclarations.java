@@ -159,6 +159,9 @@ public final class ScheduleDeclarations {
             if (payload != null) {
                 b.payloadTemplate(payload);
             }
+            if (p != null && p.getTenant() != null) {
+                b.tenant(p.getTenant().trim());
+            }
             if (p != null && p.getDstGap() != null) {
                 b.dstGapPolicy(p.getDstGap());
             } else if (a != null) {

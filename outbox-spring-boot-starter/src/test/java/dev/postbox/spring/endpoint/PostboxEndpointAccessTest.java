@@ -38,13 +38,14 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 class PostboxEndpointAccessTest {
 
     private static final String EXPOSED = "management.endpoints.web.exposure.include="
-            + "postbox,postboxqueues,postboxjobs,postboxdeadletters,postboxschedules,postboxwebhooks";
+            + "postbox,postboxqueues,postboxjobs,postboxdeadletters,postboxschedules,postboxwebhooks,postboxtenants";
     private static final String[] UNRESTRICTED = {
         "management.endpoint.postboxqueues.access=unrestricted",
         "management.endpoint.postboxjobs.access=unrestricted",
         "management.endpoint.postboxdeadletters.access=unrestricted",
         "management.endpoint.postboxschedules.access=unrestricted",
-        "management.endpoint.postboxwebhooks.access=unrestricted"
+        "management.endpoint.postboxwebhooks.access=unrestricted",
+        "management.endpoint.postboxtenants.access=unrestricted"
     };
 
     private final DataSource dataSource = TestDatabase.create();
@@ -73,7 +74,9 @@ class PostboxEndpointAccessTest {
                                 "GET postboxdeadletters",
                                 "GET postboxschedules",
                                 "GET postboxwebhooks",
-                                "GET postboxwebhooks/{endpoint}"));
+                                "GET postboxwebhooks/{endpoint}",
+                                "GET postboxtenants",
+                                "GET postboxtenants/{tenant}"));
         runner.withPropertyValues(EXPOSED)
                 .withPropertyValues(UNRESTRICTED)
                 .run(context -> assertThat(paths(context))
@@ -85,7 +88,8 @@ class PostboxEndpointAccessTest {
                                 "DELETE postboxdeadletters",
                                 "POST postboxschedules/{schedule}",
                                 "POST postboxwebhooks",
-                                "POST postboxwebhooks/{endpoint}"));
+                                "POST postboxwebhooks/{endpoint}",
+                                "POST postboxtenants/{tenant}"));
     }
 
     @Test

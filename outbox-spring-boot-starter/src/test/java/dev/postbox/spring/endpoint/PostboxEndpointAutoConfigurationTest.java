@@ -22,7 +22,7 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
 class PostboxEndpointAutoConfigurationTest {
 
     private static final String ALL_EXPOSED = "management.endpoints.web.exposure.include="
-            + "postbox,postboxqueues,postboxjobs,postboxdeadletters,postboxschedules,postboxwebhooks";
+            + "postbox,postboxqueues,postboxjobs,postboxdeadletters,postboxschedules,postboxwebhooks,postboxtenants";
     private static final SecurityContext NONE = SecurityContext.NONE;
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -52,6 +52,7 @@ class PostboxEndpointAutoConfigurationTest {
             assertThat(context).hasSingleBean(PostboxDeadLettersEndpoint.class);
             assertThat(context).hasSingleBean(PostboxSchedulesEndpoint.class);
             assertThat(context).hasSingleBean(PostboxWebhooksEndpoint.class);
+            assertThat(context).hasSingleBean(PostboxTenantsEndpoint.class);
         });
     }
 
@@ -81,15 +82,20 @@ class PostboxEndpointAutoConfigurationTest {
             PostboxDeadLettersEndpoint deadLetters = context.getBean(PostboxDeadLettersEndpoint.class);
             PostboxSchedulesEndpoint schedules = context.getBean(PostboxSchedulesEndpoint.class);
             PostboxWebhooksEndpoint webhooks = context.getBean(PostboxWebhooksEndpoint.class);
+            PostboxTenantsEndpoint tenants = context.getBean(PostboxTenantsEndpoint.class);
             List<WebEndpointResponse<Map<String, Object>>> responses = List.of(
-                    deadLetters.replay(1L, NONE),
-                    deadLetters.replayMatching("mail", null, null, null, null, null, null, NONE),
-                    deadLetters.purge("mail", null, null, null, null, null, null, NONE),
-                    jobs.cancel(1L, NONE),
+                    deadLetters.replay(1L, null, NONE),
+                    deadLetters.replayMatching("mail", null, null, null, null, null, null, null, NONE),
+                    deadLetters.purge("mail", null, null, null, null, null, null, null, NONE),
+                    jobs.cancel(1L, null, NONE),
+                    jobs.cancel(1L, "acme", NONE),
+                    deadLetters.replay(1L, "acme", NONE),
+                    deadLetters.purge(null, null, null, null, null, null, true, "acme", NONE),
+                    tenants.paused("acme", true, NONE),
                     queues.paused("mail", true, NONE),
                     queues.paused("mail", false, NONE),
-                    schedules.paused("nightly", true, NONE),
-                    webhooks.enabled("billing", false, null, NONE),
+                    schedules.paused("nightly", true, null, NONE),
+                    webhooks.enabled("billing", false, null, null, NONE),
                     webhooks.reencryptSecrets(NONE));
             assertThat(responses).allSatisfy(response -> {
                 assertThat(response.getStatus()).isEqualTo(PostboxEndpoint.STATUS_FORBIDDEN);
@@ -107,26 +113,33 @@ class PostboxEndpointAutoConfigurationTest {
                     assertThatThrownBy(() -> queues.paused(" ", true, NONE))
                             .isInstanceOf(InvalidEndpointRequestException.class)
                             .hasMessage("queue may not be blank");
-                    assertThatThrownBy(() -> deadLetters.purge(" ", null, null, null, null, null, null, NONE))
+                    assertThatThrownBy(() -> deadLetters.purge(" ", null, null, null, null, null, null, null, NONE))
                             .isInstanceOf(InvalidEndpointRequestException.class)
                             .hasMessageContaining("Give at least one of queue");
-                    assertThatThrownBy(() -> deadLetters.deadLetters(null, null, null, null, null, null, 1001))
+                    assertThatThrownBy(() -> deadLetters.deadLetters(null, null, null, null, null, null, 1001, null))
                             .isInstanceOf(InvalidEndpointRequestException.class)
                             .hasMessageContaining("limit must be between 1 and 1000, was 1001");
+                    PostboxTenantsEndpoint tenants = context.getBean(PostboxTenantsEndpoint.class);
+                    assertThatThrownBy(() -> tenants.paused("not a tenant", true, NONE))
+                            .isInstanceOf(InvalidEndpointRequestException.class)
+                            .hasMessageContaining("tenant 'not a tenant' is not a valid tenant id");
+                    assertThatThrownBy(() -> tenants.tenants(0))
+                            .isInstanceOf(InvalidEndpointRequestException.class)
+                            .hasMessageContaining("limit must be between 1 and 1000, was 0");
                     assertThatThrownBy(() -> context.getBean(PostboxWebhooksEndpoint.class)
-                                    .endpoints())
+                                    .endpoints(null))
                             .isInstanceOf(InvalidEndpointRequestException.class)
                             .hasMessageContaining("add postbox-delivery-http");
                     assertThatThrownBy(() -> context.getBean(PostboxSchedulesEndpoint.class)
-                                    .schedules(null))
+                                    .schedules(null, null))
                             .isInstanceOf(InvalidEndpointRequestException.class)
                             .hasMessageContaining("schedules are not configured");
                     assertThatThrownBy(() -> context.getBean(PostboxSchedulesEndpoint.class)
-                                    .schedules(101))
+                                    .schedules(101, null))
                             .isInstanceOf(InvalidEndpointRequestException.class)
                             .hasMessage("limit (fires per schedule) must be between 0 and 100, was 101");
                     assertThatThrownBy(() -> context.getBean(PostboxWebhooksEndpoint.class)
-                                    .enabled(" ", true, null, NONE))
+                                    .enabled(" ", true, null, null, NONE))
                             .isInstanceOf(InvalidEndpointRequestException.class)
                             .hasMessage("endpoint may not be blank");
                 });
@@ -165,7 +178,10 @@ class PostboxEndpointAutoConfigurationTest {
                             "GET postboxwebhooks",
                             "GET postboxwebhooks/{endpoint}",
                             "POST postboxwebhooks",
-                            "POST postboxwebhooks/{endpoint}");
+                            "POST postboxwebhooks/{endpoint}",
+                            "GET postboxtenants",
+                            "GET postboxtenants/{tenant}",
+                            "POST postboxtenants/{tenant}");
         });
     }
 }

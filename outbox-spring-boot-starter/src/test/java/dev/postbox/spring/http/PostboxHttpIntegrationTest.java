@@ -153,7 +153,7 @@ class PostboxHttpIntegrationTest {
 
             // The admin endpoint: list, disable (gauge 1), re-enable (gauge 0).
             PostboxWebhooksEndpoint endpoint = context.getBean(PostboxWebhooksEndpoint.class);
-            List<WebhookEndpointAdmin.WebhookEndpointView> list = endpoint.endpoints();
+            List<WebhookEndpointAdmin.WebhookEndpointView> list = endpoint.endpoints(null);
             assertThat(list).singleElement().satisfies(v -> {
                 assertThat(v.name()).isEqualTo("receiver");
                 assertThat(v.state()).isEqualTo("enabled");
@@ -162,10 +162,10 @@ class PostboxHttpIntegrationTest {
             assertThat(list.toString()).doesNotContain(SECRET);
 
             WebEndpointResponse<Map<String, Object>> disabled =
-                    endpoint.enabled("receiver", false, "maintenance", SecurityContext.NONE);
+                    endpoint.enabled("receiver", false, "maintenance", null, SecurityContext.NONE);
             assertThat(disabled.getStatus()).isEqualTo(200);
             assertThat(disabled.getBody()).containsEntry("changed", true);
-            assertThat(endpoint.endpoint("receiver"))
+            assertThat(endpoint.endpoint("receiver", null))
                     .extracting(WebhookEndpointAdmin.WebhookEndpointView::disabledReason)
                     .isEqualTo("maintenance");
             assertThat(meters.get(PostboxHttpMetrics.ENDPOINT_DISABLED)
@@ -180,7 +180,7 @@ class PostboxHttpIntegrationTest {
                     .isEqualTo(1.0);
 
             WebEndpointResponse<Map<String, Object>> enabled =
-                    endpoint.enabled("receiver", true, null, SecurityContext.NONE);
+                    endpoint.enabled("receiver", true, null, null, SecurityContext.NONE);
             assertThat(enabled.getStatus()).isEqualTo(200);
             assertThat(enabled.getBody()).containsEntry("changed", true);
             assertThat(meters.get(PostboxHttpMetrics.ENDPOINT_DISABLED)
@@ -189,7 +189,7 @@ class PostboxHttpIntegrationTest {
                             .value())
                     .isZero();
 
-            assertThat(endpoint.enabled("nope", true, null, SecurityContext.NONE)
+            assertThat(endpoint.enabled("nope", true, null, null, SecurityContext.NONE)
                             .getStatus())
                     .isEqualTo(404);
         });

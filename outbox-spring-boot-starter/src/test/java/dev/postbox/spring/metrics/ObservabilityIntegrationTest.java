@@ -147,22 +147,22 @@ class ObservabilityIntegrationTest {
             assertThat(degraded.getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
             assertThat(degraded.getDetails()).containsEntry("dlqDepth", 1L).containsEntry("dlqThreshold", 0L);
 
-            List<DeadLetter> dlq = deadLetters.deadLetters("default", "boom", null, "never", null, null, 10);
+            List<DeadLetter> dlq = deadLetters.deadLetters("default", "boom", null, "never", null, null, 10, null);
             assertThat(dlq).hasSize(1);
             long id = dlq.get(0).id();
-            PostboxJobsEndpoint.JobView job = jobs.job(id);
+            PostboxJobsEndpoint.JobView job = jobs.job(id, null);
             assertThat(job).isNotNull();
             assertThat(job.state()).isEqualTo("dead");
             assertThat(job.history()).isNotEmpty();
             assertThat(job.payloadShown()).isFalse();
             assertThat(job.payloadJson()).isNull();
-            assertThat(jobs.job(987_654_321L)).isNull();
+            assertThat(jobs.job(987_654_321L, null)).isNull();
 
             // replay through the endpoint
-            WebEndpointResponse<Map<String, Object>> replay = deadLetters.replay(id, SecurityContext.NONE);
+            WebEndpointResponse<Map<String, Object>> replay = deadLetters.replay(id, null, SecurityContext.NONE);
             assertThat(replay.getStatus()).isEqualTo(WebEndpointResponse.STATUS_OK);
             assertThat(replay.getBody()).containsEntry("replayed", 1);
-            assertThat(deadLetters.replay(id, SecurityContext.NONE).getStatus())
+            assertThat(deadLetters.replay(id, null, SecurityContext.NONE).getStatus())
                     .isEqualTo(WebEndpointResponse.STATUS_NOT_FOUND);
             assertThat(gauges.refresh()).isTrue();
             assertThat(gauge(registry, PostboxMetrics.DLQ_DEPTH, "queue", "default"))

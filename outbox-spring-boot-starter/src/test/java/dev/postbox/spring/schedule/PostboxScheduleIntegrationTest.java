@@ -243,7 +243,7 @@ class PostboxScheduleIntegrationTest {
                     Ticker ticker = context.getBean(Ticker.class);
                     await().atMost(Duration.ofSeconds(20)).until(() -> ticker.firedAt.size() >= 2);
 
-                    List<ScheduleView> list = endpoint.schedules(5);
+                    List<ScheduleView> list = endpoint.schedules(5, null);
                     assertThat(list).singleElement().satisfies(tick -> {
                         assertThat(tick.name()).isEqualTo("tick");
                         assertThat(tick.paused()).isFalse();
@@ -253,7 +253,7 @@ class PostboxScheduleIntegrationTest {
                     });
 
                     WebEndpointResponse<Map<String, Object>> paused =
-                            endpoint.paused("tick", true, SecurityContext.NONE);
+                            endpoint.paused("tick", true, null, SecurityContext.NONE);
                     assertThat(paused.getStatus()).isEqualTo(WebEndpointResponse.STATUS_OK);
                     assertThat(paused.getBody()).containsEntry("paused", true).containsEntry("changed", true);
                     PostboxScheduleAdmin admin = context.getBean(PostboxScheduleAdmin.class);
@@ -273,7 +273,7 @@ class PostboxScheduleIntegrationTest {
                                     == firesWhilePaused);
 
                     WebEndpointResponse<Map<String, Object>> resumed =
-                            endpoint.paused("tick", false, SecurityContext.NONE);
+                            endpoint.paused("tick", false, null, SecurityContext.NONE);
                     assertThat(resumed.getStatus()).isEqualTo(WebEndpointResponse.STATUS_OK);
                     assertThat(admin.schedule("tick", 0).orElseThrow().paused()).isFalse();
                     await().atMost(Duration.ofSeconds(10))
@@ -283,10 +283,10 @@ class PostboxScheduleIntegrationTest {
                                             .size()
                                     > firesWhilePaused);
 
-                    assertThat(endpoint.paused("nope", true, SecurityContext.NONE)
+                    assertThat(endpoint.paused("nope", true, null, SecurityContext.NONE)
                                     .getStatus())
                             .isEqualTo(WebEndpointResponse.STATUS_NOT_FOUND);
-                    assertThatThrownBy(() -> endpoint.schedules(MAX_SCHEDULE_HISTORY + 1))
+                    assertThatThrownBy(() -> endpoint.schedules(MAX_SCHEDULE_HISTORY + 1, null))
                             .isInstanceOf(InvalidEndpointRequestException.class)
                             .hasMessageContaining("between 0 and " + MAX_SCHEDULE_HISTORY);
                 });
@@ -301,7 +301,7 @@ class PostboxScheduleIntegrationTest {
                 .run(context -> {
                     PostboxSchedulesEndpoint endpoint = context.getBean(PostboxSchedulesEndpoint.class);
                     WebEndpointResponse<Map<String, Object>> response =
-                            endpoint.paused("tick", true, SecurityContext.NONE);
+                            endpoint.paused("tick", true, null, SecurityContext.NONE);
                     assertThat(response.getStatus()).isEqualTo(PostboxEndpoint.STATUS_FORBIDDEN);
                     assertThat(context.getBean(PostboxScheduleAdmin.class)
                                     .schedule("tick", 0)

@@ -1,0 +1,102 @@
+package dev.postbox.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.postbox.Job;
+import dev.postbox.JsonCodec;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** The prefetch buffer hands out claimed jobs round robin by tenant, in claim order within one. */
+class TenantFairBufferTest {
+
+    private static long ids;
+
+    private static ClaimedJob job(String tenant) {
+        long id = ++ids;
+        Job job = new Job(
+                id,
+                "default",
+                "m",
+                "{}",
+                null,
+                null,
+                null,
+                1,
+                8,
+                Map.of(),
+                Instant.now(),
+                JsonCodec.jackson(),
+                null,
+                tenant);
+        return new ClaimedJob(job, id, false, false, System.nanoTime() + TimeUnit.SECONDS.toNanos(30));
+    }
+
+    private static String tenantOf(ClaimedJob j) {
+        return j.job().tenant().orElse("(default)");
+    }
+
+    @Test
+    void aQuietTenantsJobIsTakenNextEvenBehindAThousandOfAFloodingOne() throws Exception {
+        TenantFairBuffer buffer = new TenantFairBuffer();
+        List<ClaimedJob> flood = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            flood.add(job("flood"));
+        }
+        buffer.addAll(flood);
+        buffer.poll(); // a worker took the flood's first job: the flood's turn comes again after the others'
+        ClaimedJob quiet = job("quiet");
+        buffer.offer(quiet);
+
+        // At most one job of every other tenant with jobs waiting goes first: here one of the flood's.
+        assertThat(tenantOf(buffer.poll(1, TimeUnit.SECONDS))).isEqualTo("flood");
+        assertThat(buffer.poll(1, TimeUnit.SECONDS)).isSameAs(quiet);
+        assertThat(buffer.size()).isEqualTo(998);
+    }
+
+    @Test
+    void tenantsTakeTurnsAndEachKeepsItsClaimOrder() throws Exception {
+        TenantFairBuffer buffer = new TenantFairBuffer();
+        List<ClaimedJob> a = List.of(job("a"), job("a"), job("a"));
+        List<ClaimedJob> b = List.of(job("b"));
+        ClaimedJob defaultTenant = job(null);
+        buffer.addAll(a);
+        buffer.addAll(b);
+        buffer.offer(defaultTenant);
+
+        List<ClaimedJob> taken = new ArrayList<>();
+        buffer.drainTo(taken);
+
+        assertThat(taken).extracting(TenantFairBufferTest::tenantOf).containsExactly("a", "b", "(default)", "a", "a");
+        assertThat(taken.stream().filter(j -> tenantOf(j).equals("a")).toList()).containsExactlyElementsOf(a);
+        assertThat(buffer.poll(10, TimeUnit.MILLISECONDS)).isNull();
+    }
+
+    /** A batch worker takes waiting jobs of its kind out of the middle; the rotation stays intact. */
+    @Test
+    void aWaitingJobCanBeTakenOutOnceAndTheRotationSkipsAnEmptiedTenant() throws Exception {
+        TenantFairBuffer buffer = new TenantFairBuffer();
+        ClaimedJob a1 = job("a");
+        ClaimedJob a2 = job("a");
+        ClaimedJob b = job("b");
+        ClaimedJob c = job("c");
+        buffer.addAll(List.of(a1, a2, b, c));
+
+        List<ClaimedJob> seen = new ArrayList<>();
+        buffer.forEach(seen::add);
+        assertThat(seen).containsExactlyInAnyOrder(a1, a2, b, c);
+        assertThat(buffer.remove(b)).isTrue();
+        assertThat(buffer.remove(b)).as("another worker was first").isFalse();
+        assertThat(buffer.remove(a2)).isTrue();
+        assertThat(buffer.size()).isEqualTo(2);
+
+        List<ClaimedJob> taken = new ArrayList<>();
+        buffer.drainTo(taken);
+        assertThat(taken).containsExactly(a1, c);
+        assertThat(buffer.isEmpty()).isTrue();
+    }
+}
