@@ -254,7 +254,9 @@ public record ChaosConfig(
                         Control.WEBHOOK_ID_PER_ATTEMPT,
                         Control.BROKER_COMPLETES_BEFORE_ACK,
                         Control.BROKER_KEY_PER_ATTEMPT,
-                        Control.KAFKA_WITHOUT_RECORD_KEY));
+                        Control.KAFKA_WITHOUT_RECORD_KEY,
+                        Control.TENANT_SWAP,
+                        Control.TENANT_BLIND_KEYS));
     }
 
     /**

@@ -14,7 +14,8 @@ import java.util.Map;
  * The receiver's endpoints in {@code outbox_endpoint}: all keyed and signed (each with its own
  * secret), 1 s timeouts (the receiver's "timeout after apply" takes longer), the regular retry
  * policy; {@link #RX_LIMITED} rate-limited cluster-wide; the subscribers receive every {@link
- * #EVENT_TYPE} event.
+ * #EVENT_TYPE} event. Each named tenant ({@link ChaosTenants}) owns {@code rx-<tenant>} and its own
+ * subscribers, which receive that tenant's events only.
  */
 final class ChaosEndpoints {
 
@@ -42,6 +43,9 @@ final class ChaosEndpoints {
     static List<String> names() {
         List<String> names = new ArrayList<>(List.of(RX, RX_LIMITED));
         names.addAll(SUBSCRIBERS);
+        for (String tenant : ChaosTenants.NAMED) {
+            names.addAll(ChaosTenants.endpoints(tenant));
+        }
         return names;
     }
 
@@ -65,9 +69,12 @@ final class ChaosEndpoints {
             if (name.equals(RX_LIMITED)) {
                 b.rateLimit(LIMITED_RATE, LIMITED_BURST);
             }
-            if (SUBSCRIBERS.contains(name)) {
+            String tenant = ChaosTenants.owner(name);
+            if (SUBSCRIBERS.contains(name)
+                    || (tenant != null && ChaosTenants.subscribers(tenant).contains(name))) {
                 b.subscribe(EVENT_TYPE);
             }
+            b.tenant(tenant);
             endpoints.register(b.build());
         }
     }

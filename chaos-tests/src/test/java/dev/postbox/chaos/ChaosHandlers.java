@@ -19,8 +19,9 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * The chaos worker's own handlers, found by the starter through {@link OutboxHandler}. Each one
  * prints its start marker first ({@link CrashPoints#started}); the transactional ones write their
  * effect in the engine's completing transaction, keyed by the payload's {@code tx} and {@code seq},
- * and print {@code ROLLBACK <job id> <tx> <seq> <wall ms>} when that transaction rolls back (how
- * the checker sees a fenced zombie without asking the engine).
+ * with the tenant of the job as the handler got it, and print {@code ROLLBACK <job id> <tx> <seq>
+ * <wall ms>} when that transaction rolls back (how the checker sees a fenced zombie without asking
+ * the engine).
  */
 public final class ChaosHandlers {
 
@@ -64,15 +65,18 @@ public final class ChaosHandlers {
         if (workMaxMillis > 0) {
             Thread.sleep(ThreadLocalRandom.current().nextInt(workMaxMillis + 1));
         }
+        // CONTROL TENANT_SWAP: some jobs reach the handler as another tenant's
+        String tenant = defects.tenantSeen(job.tenant().orElse(null), seq);
         // CONTROL LOST: a slice completes without its effect
         if (!defects.skipsEffect(orderingKey, seq)) {
             inTransaction(c -> {
                 try (PreparedStatement ps = c.prepareStatement("INSERT INTO chaos_effect"
-                        + " (target, tx, seq, ordering_key, worker) VALUES ('local', ?, ?, ?, ?)")) {
+                        + " (target, tx, seq, ordering_key, worker, tenant) VALUES ('local', ?, ?, ?, ?, ?)")) {
                     ps.setLong(1, tx);
                     ps.setLong(2, seq);
                     ps.setString(3, orderingKey);
                     ps.setString(4, workerId);
+                    ps.setString(5, tenant);
                     ps.executeUpdate();
                 }
                 if (defects.misroutes(orderingKey, seq)) {

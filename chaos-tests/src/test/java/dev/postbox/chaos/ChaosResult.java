@@ -25,6 +25,10 @@ public final class ChaosResult {
             "unexpectedDeadLetters",
             "cronMisfires",
             "rateLimitViolations",
+            // the tenant dimension: an effect under another tenant than its intent's, and a named
+            // tenant's webhook rate at the receiver
+            "crossTenantEffects",
+            "tenantRateLimitViolations",
             "fanOutMissing",
             "receiverSignatureRejections",
             "notTerminal",
@@ -104,6 +108,10 @@ public final class ChaosResult {
                 "orderViolations",
                 "rateLimitMaxPerSecond",
                 "rateLimitViolations",
+                "crossTenantEffects",
+                "sharedKeyIntentsLost",
+                "tenantRateLimitMaxPerSecond",
+                "tenantRateLimitViolations",
                 "poisonViolations",
                 "unexpectedDeadLetters",
                 "attemptsChargedWithoutStart",

@@ -91,6 +91,23 @@ public final class ChaosRun {
                 config.seed(),
                 config.seed());
         System.out.println("CHAOS SEED " + config.seed() + " (" + config.name() + ")");
+        // An engine defect of enqueue acts in this JVM (the producer's Postbox): on for this run only.
+        String producerSideControl = config.controls().contains(Control.TENANT_BLIND_KEYS)
+                ? Control.TENANT_BLIND_KEYS.systemProperty()
+                : null;
+        if (producerSideControl != null) {
+            System.setProperty(producerSideControl, "true");
+        }
+        try {
+            return runOnServer();
+        } finally {
+            if (producerSideControl != null) {
+                System.clearProperty(producerSideControl);
+            }
+        }
+    }
+
+    private ChaosResult runOnServer() throws Exception {
         ChaosConfig.Server server = config.server();
         if (withBrokers()) {
             // the Kafka broker starts while the database is made (Brokers.create waits for it)
@@ -132,6 +149,9 @@ public final class ChaosRun {
             ChaosEndpoints.register(http.endpoints(), receiver, secrets);
             // The producer's side of Postbox and delivery-http; never started.
             Postbox postbox = Postbox.builder(ds).module(http).build();
+            for (String tenant : ChaosTenants.NAMED) {
+                postbox.admin().forTenant(tenant).setWebhookRate(ChaosTenants.WEBHOOK_RATE, ChaosTenants.WEBHOOK_BURST);
+            }
             Path logDir = config.reportDir().resolve(config.name() + "-workers");
             WorkerJvm jvm = WorkerJvm.forTestClasses(config.reportDir());
             if (Boolean.parseBoolean(System.getProperty("chaos.classArchive", "true"))) {
@@ -199,6 +219,9 @@ public final class ChaosRun {
                 Checker checker = new Checker(ds, cron);
                 ChaosResult result = checker.check(logs, incarnations);
                 result.put("rateLimitViolationWindows", timeline.before(checker.rateLimitViolationWindows(), 5));
+                result.put(
+                        "tenantRateLimitViolationWindows",
+                        timeline.before(checker.tenantRateLimitViolationWindows(), 5));
                 FencedZombies.Count zombies = FencedZombies.count(incarnations, logs, ds);
                 result.put("seed", config.seed());
                 result.put("name", config.name());
@@ -213,6 +236,8 @@ public final class ChaosRun {
                 result.put("backPressureWaits", producer.backPressureWaits);
                 result.put("limitedBursts", producer.bursts);
                 result.put("limitedBurstsSkipped", producer.burstsSkipped);
+                result.put("tenantBursts", producer.tenantBursts);
+                result.put("tenantBurstsSkipped", producer.tenantBurstsSkipped);
                 result.put("receiverSignatureRejections", receiver.signatureRejections.get());
                 result.put("workerStartMillisMedian", logs.medianStartMillis());
                 result.put("workerSpringStartMillisMedian", logs.medianSpringMillis());

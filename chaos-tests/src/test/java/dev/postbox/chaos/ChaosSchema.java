@@ -23,16 +23,22 @@ final class ChaosSchema {
             // Every intent the producer tried, written OUTSIDE the business transaction, with its
             // transaction's outcome (true committed, false rolled back, null unknown: decided later
             // by the chaos_order row). seq is unique over the run; tx and seq travel in the payload.
+            // tenant: the intent's tenant (null: the default tenant); idem_key: the idempotency key the
+            // producer gave (k-<n> counted per tenant, so tenants share keys; i-<seq> for the kinds
+            // without tenants).
             s.execute("CREATE TABLE chaos_intent (seq bigint PRIMARY KEY, tx bigint NOT NULL, kind text NOT NULL,"
-                    + " ordering_key text, committed boolean, enqueued_ms bigint NOT NULL)");
+                    + " ordering_key text, committed boolean, enqueued_ms bigint NOT NULL, tenant text,"
+                    + " idem_key text)");
             s.execute("CREATE INDEX ON chaos_intent (tx)");
+            s.execute("CREATE INDEX ON chaos_intent (idem_key)");
             // Every effect: target 'local' (written by a local handler in its completing transaction,
             // no unique constraint, so a second application shows) or the receiver's endpoint. The
             // receiver applies a webhook once per webhook-id, as a keyed receiver does; the checker
             // counts effects per (tx, seq, target) from the payload, so a retry sent with a new id
-            // shows as a duplicate.
+            // shows as a duplicate. tenant: the tenant the handler saw (the job's) or the delivery carried
+            // (the <tenant>/ of its webhook-id), null for the default tenant.
             s.execute("CREATE TABLE chaos_effect (id bigserial PRIMARY KEY, target text NOT NULL, tx bigint,"
-                    + " seq bigint, ordering_key text, webhook_id text, worker text,"
+                    + " seq bigint, ordering_key text, webhook_id text, worker text, tenant text,"
                     + " applied_at timestamptz NOT NULL DEFAULT clock_timestamp())");
             s.execute("CREATE INDEX ON chaos_effect (seq)");
             s.execute("CREATE UNIQUE INDEX chaos_effect_webhook_id ON chaos_effect (webhook_id)"
@@ -41,7 +47,7 @@ final class ChaosSchema {
             // sender's webhook-timestamp (whole seconds, taken when the request was built).
             s.execute("CREATE TABLE chaos_delivery (id bigserial PRIMARY KEY, endpoint text NOT NULL,"
                     + " webhook_id text, tx bigint, seq bigint, fault text NOT NULL, applied boolean NOT NULL,"
-                    + " arrival_ms bigint NOT NULL, sent_s bigint)");
+                    + " arrival_ms bigint NOT NULL, sent_s bigint, tenant text)");
             s.execute("CREATE INDEX ON chaos_delivery (seq)");
             // Every message a consumer read from the broker destinations after the drain (Brokers): the
             // broker, where it stood (Kafka partition and offset; the queue's or stream's order), the

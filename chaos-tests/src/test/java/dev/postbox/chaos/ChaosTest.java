@@ -17,6 +17,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * checker through its own counter (proof that every figure of the report can move). The controls
  * share two short runs: those that need no faults, and those that need zombies or retries; each
  * defect acts on its own slice of the traffic (README). {@code -Dchaos.skipControls=true} skips them.
+ * The traffic has a tenant dimension ({@link ChaosTenants}): its counters have their controls too.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -173,6 +174,47 @@ class ChaosTest {
         ChaosResult r = faultControls();
         assertCaught(r, Control.KAFKA_WITHOUT_RECORD_KEY);
         assertThat(r.count("kafkaRecordKeyMismatches")).isPositive();
+    }
+
+    @Test
+    @Order(12)
+    void aTenantRateLimitHeldPerProcessIsCaught() throws Exception {
+        ChaosResult r = quietControls();
+        // rateLimitPerProcess holds a tenant's webhook rate per process too (delivery-http's TenantRates)
+        assertThat(r.count("tenantRateLimitViolations"))
+                .as("tenantRateLimitViolations (seed " + r.values().get("seed") + ")")
+                .isPositive();
+        assertThat(r.values().get("verdict")).isEqualTo("invalid");
+    }
+
+    @Test
+    @Order(13)
+    void aHandlerThatSeesAnotherTenantIsCaught() throws Exception {
+        ChaosResult r = faultControls();
+        assertCaught(r, Control.TENANT_SWAP);
+        // both observers see it: the local handler's table and the receiver (the delivery's webhook-id)
+        assertThat(r.count("crossTenantEffectsLocal"))
+                .as("crossTenantEffectsLocal")
+                .isPositive();
+        assertThat(r.count("crossTenantEffectsReceiver"))
+                .as("crossTenantEffectsReceiver")
+                .isPositive();
+    }
+
+    @Test
+    @Order(14)
+    void anIdempotencyKeyThatIgnoresTheTenantIsCaught() throws Exception {
+        ChaosResult r = faultControls();
+        assertCaught(r, Control.TENANT_BLIND_KEYS);
+        // the losses are the named tenants' (their keys are the default tenant's, which comes first)
+        @SuppressWarnings("unchecked")
+        java.util.Map<String, Long> lost =
+                (java.util.Map<String, Long>) r.values().get("lostByTenant");
+        assertThat(ChaosTenants.NAMED.stream()
+                        .mapToLong(t -> lost.getOrDefault(t, 0L))
+                        .sum())
+                .as("lost intents of the named tenants")
+                .isPositive();
     }
 
     @AfterAll

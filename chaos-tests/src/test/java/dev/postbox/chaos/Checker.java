@@ -29,17 +29,33 @@ import org.postgresql.PGConnection;
  */
 final class Checker {
 
-    /** Where each kind's effect is expected: its target (local table or receiver endpoint). */
-    private static final String TARGETS = "(VALUES ('" + Producer.LOCAL + "', 'local'), ('" + Producer.WEBHOOK + "', '"
-            + ChaosEndpoints.RX + "'), ('" + Producer.LIMITED + "', '" + ChaosEndpoints.RX_LIMITED + "')"
+    /**
+     * Where each kind's effect is expected, per tenant ({@code ''}: the default tenant): its target
+     * (local table or receiver endpoint). A named tenant's webhooks go to its own endpoint, its events
+     * to its own subscribers.
+     */
+    private static final String TARGETS = "(VALUES ('" + Producer.LOCAL + "', '', 'local'), ('" + Producer.WEBHOOK
+            + "', '', '" + ChaosEndpoints.RX + "'), ('" + Producer.LIMITED + "', '', '" + ChaosEndpoints.RX_LIMITED
+            + "')"
             + ChaosEndpoints.SUBSCRIBERS.stream()
-                    .map(s -> ", ('" + Producer.EVENT + "', '" + s + "')")
+                    .map(s -> ", ('" + Producer.EVENT + "', '', '" + s + "')")
                     .collect(Collectors.joining())
-            + ") AS t(kind, target)";
+            + ChaosTenants.NAMED.stream()
+                    .map(t -> ", ('" + Producer.LOCAL + "', '" + t + "', 'local'), ('" + Producer.WEBHOOK + "', '" + t
+                            + "', '" + ChaosTenants.rx(t) + "')"
+                            + ChaosTenants.subscribers(t).stream()
+                                    .map(s -> ", ('" + Producer.EVENT + "', '" + t + "', '" + s + "')")
+                                    .collect(Collectors.joining()))
+                    .collect(Collectors.joining())
+            + ") AS t(kind, tenant, target)";
+
+    /** Joins {@link #TARGETS} to the intent {@code i}: its kind's targets in its tenant. */
+    private static final String TARGET_OF_INTENT = "t.kind = i.kind AND t.tenant = coalesce(i.tenant, '')";
 
     private final DataSource ds;
     private final CronDeploys cron;
     private List<Long> rateLimitViolationWindows = List.of();
+    private List<Long> tenantRateLimitViolationWindows = List.of();
 
     Checker(DataSource ds, CronDeploys cron) {
         this.ds = ds;
@@ -62,12 +78,16 @@ final class Checker {
                     + " EXISTS (SELECT 1 FROM chaos_order o WHERE o.tx = i.tx) WHERE committed IS NULL"));
             intents(s, r);
             lostAndDuplicated(s, r);
+            tenants(s, r);
             ghosts(s, r);
             BrokerCheck.check(s, r);
             r.put("orderViolations", orderViolations(s));
             r.put(
                     "orderedKeysChecked",
-                    one(s, "SELECT count(DISTINCT ordering_key) FROM chaos_intent WHERE committed"));
+                    one(
+                            s,
+                            "SELECT count(*) FROM (SELECT DISTINCT coalesce(tenant, ''), ordering_key FROM chaos_intent"
+                                    + " WHERE committed AND ordering_key IS NOT NULL) k"));
             poison(s, r);
             r.put(
                     "unexpectedDeadLetters",
@@ -115,6 +135,7 @@ final class Checker {
                                     + " FROM outbox_dead_letter UNION ALL SELECT id, kind FROM outbox_job) j ON j.id = x.job_id"
                                     + " WHERE x.unexplained > 0 GROUP BY 1 ORDER BY 2 DESC LIMIT 8"));
             rateLimitViolationWindows = RateLimitCheck.check(s, r);
+            tenantRateLimitViolationWindows = TenantRateLimitCheck.check(s, r);
             cron(s, r);
             r.latency(latency(s));
             r.put("receiverRequests", one(s, "SELECT count(*) FROM chaos_delivery"));
@@ -134,6 +155,11 @@ final class Checker {
     /** Wall-clock starts of the rate-limit windows that held too many requests (after {@link #check}). */
     List<Long> rateLimitViolationWindows() {
         return rateLimitViolationWindows;
+    }
+
+    /** The same for the named tenants' webhook rate limits. */
+    List<Long> tenantRateLimitViolationWindows() {
+        return tenantRateLimitViolationWindows;
     }
 
     /**
@@ -285,9 +311,7 @@ final class Checker {
      * broker message of an intent for another broker). Broker intents are counted by {@link BrokerCheck}.
      */
     private static void lostAndDuplicated(Statement s, ChaosResult r) throws SQLException {
-        String missing = "SELECT i.seq, i.kind, t.target FROM chaos_intent i JOIN " + TARGETS + " ON t.kind = i.kind"
-                + " WHERE i.committed AND NOT EXISTS (SELECT 1 FROM chaos_effect e"
-                + "   WHERE e.seq = i.seq AND e.tx = i.tx AND e.target = t.target)";
+        String missing = missing();
         r.put("lost", one(s, "SELECT count(DISTINCT seq) FROM (" + missing + ") m"));
         r.put("lostByKind", map(s, "SELECT kind, count(DISTINCT seq) FROM (" + missing + ") m GROUP BY 1 ORDER BY 1"));
         r.put("effectsApplied", one(s, "SELECT count(*) FROM chaos_effect"));
@@ -302,7 +326,12 @@ final class Checker {
         String events = "SELECT seq, tx FROM chaos_intent WHERE committed AND kind = '" + Producer.EVENT + "'";
         long eventCount = one(s, "SELECT count(*) FROM (" + events + ") ev");
         r.put("fanOutEvents", eventCount);
-        r.put("fanOutDeliveriesExpected", eventCount * ChaosEndpoints.SUBSCRIBERS.size());
+        r.put(
+                "fanOutDeliveriesExpected",
+                one(
+                        s,
+                        "SELECT count(*) FROM chaos_intent i JOIN " + TARGETS + " ON " + TARGET_OF_INTENT
+                                + " WHERE i.committed AND i.kind = '" + Producer.EVENT + "'"));
         r.put(
                 "fanOutEffects",
                 one(
@@ -318,12 +347,93 @@ final class Checker {
                                 s,
                                 "SELECT count(*) FROM chaos_effect e JOIN chaos_intent i ON i.seq = e.seq AND i.tx = e.tx"
                                         + " WHERE i.committed AND NOT EXISTS (SELECT 1 FROM " + TARGETS
-                                        + " WHERE t.kind = i.kind AND t.target = e.target)")
+                                        + " WHERE " + TARGET_OF_INTENT + " AND t.target = e.target)")
                         // a broker message of an intent for another broker, or for no broker at all
                         + one(
                                 s,
                                 "SELECT count(*) FROM chaos_broker_message b JOIN chaos_intent i ON i.seq = b.seq"
                                         + " AND i.tx = b.tx WHERE i.committed AND i.kind <> b.broker"));
+    }
+
+    /** Committed intents (seq, kind, tenant) with an expected target (target) that holds no effect of theirs. */
+    private static String missing() {
+        return "SELECT i.seq, i.kind, i.tenant, t.target FROM chaos_intent i JOIN " + TARGETS + " ON "
+                + TARGET_OF_INTENT + " WHERE i.committed AND NOT EXISTS (SELECT 1 FROM chaos_effect e"
+                + "   WHERE e.seq = i.seq AND e.tx = i.tx AND e.target = t.target)";
+    }
+
+    /**
+     * The tenant dimension: lost and duplicated per tenant; cross-tenant effects (an effect whose
+     * tenant, as the local handler saw it or as the delivery's webhook-id carried it, is not its
+     * intent's, or that reached an endpoint another tenant owns); and the idempotency keys that
+     * several tenants used: each use must have made its own job, so each intent its own effect.
+     */
+    private static void tenants(Statement s, ChaosResult r) throws SQLException {
+        String tenantName = "coalesce(i.tenant, '" + ChaosTenants.DEFAULT_NAME + "')";
+        r.put(
+                "intentsByTenant",
+                map(
+                        s,
+                        "SELECT " + tenantName
+                                + ", count(*) FROM chaos_intent i WHERE committed GROUP BY 1 ORDER BY 1"));
+        r.put(
+                "intentsByTenantAndKind",
+                map(
+                        s,
+                        "SELECT " + tenantName + " || ' ' || kind || CASE WHEN ordering_key IS NULL THEN '' ELSE"
+                                + " '-ordered' END, count(*) FROM chaos_intent i WHERE committed AND (tenant IS NOT NULL"
+                                + " OR kind IN ('" + Producer.LOCAL + "', '" + Producer.WEBHOOK + "', '"
+                                + Producer.EVENT + "')) GROUP BY 1 ORDER BY 1"));
+        r.put(
+                "lostByTenant",
+                map(
+                        s,
+                        "SELECT coalesce(m.tenant, '" + ChaosTenants.DEFAULT_NAME + "'), count(DISTINCT seq) FROM ("
+                                + missing() + ") m GROUP BY 1 ORDER BY 1"));
+        r.put(
+                "duplicateEffectsByTenant",
+                map(
+                        s,
+                        "SELECT " + tenantName + ", sum(g.n - 1) FROM (SELECT target, tx, seq, count(*) AS n"
+                                + " FROM chaos_effect GROUP BY 1, 2, 3) g JOIN chaos_intent i ON i.seq = g.seq"
+                                + " AND i.tx = g.tx WHERE g.n > 1 GROUP BY 1 ORDER BY 1"));
+        String cross = "SELECT e.id, e.target, e.tenant AS seen, i.tenant AS intended, i.seq, i.kind,"
+                + " o.tenant AS owner FROM chaos_effect e JOIN chaos_intent i ON i.seq = e.seq AND i.tx = e.tx"
+                + " LEFT JOIN " + ChaosTenants.ownersSql() + " ON o.endpoint = e.target"
+                + " WHERE coalesce(e.tenant, '') <> coalesce(i.tenant, '')"
+                + "   OR (e.target <> 'local' AND coalesce(o.tenant, '') <> coalesce(i.tenant, ''))";
+        r.put("crossTenantEffects", one(s, "SELECT count(*) FROM (" + cross + ") x"));
+        r.put("crossTenantEffectsLocal", one(s, "SELECT count(*) FROM (" + cross + ") x WHERE target = 'local'"));
+        r.put("crossTenantEffectsReceiver", one(s, "SELECT count(*) FROM (" + cross + ") x WHERE target <> 'local'"));
+        r.put(
+                "crossTenantEffectsByTenant",
+                map(
+                        s,
+                        "SELECT coalesce(intended, '" + ChaosTenants.DEFAULT_NAME + "'), count(*) FROM (" + cross
+                                + ") x GROUP BY 1 ORDER BY 1"));
+        r.put(
+                "crossTenantEffectsSamples",
+                texts(
+                        s,
+                        "SELECT 'effect ' || id || ': seq ' || seq || ' ' || kind || ' of ' || coalesce(intended, '"
+                                + ChaosTenants.DEFAULT_NAME
+                                + "'), 'applied at ' || target || coalesce(' (owner ' || owner"
+                                + " || ')', '') || ' as ' || coalesce(seen, '" + ChaosTenants.DEFAULT_NAME + "')"
+                                + " FROM (" + cross + ") x ORDER BY id LIMIT 8"));
+        // Keys several tenants used, on the kinds whose key the engine takes as given (a webhook send's
+        // key holds its endpoint, which is the tenant's own).
+        String sharedKeys = "SELECT kind, idem_key FROM chaos_intent WHERE committed AND kind IN ('" + Producer.LOCAL
+                + "', '" + Producer.EVENT + "') GROUP BY 1, 2 HAVING count(DISTINCT coalesce(tenant, '')) > 1";
+        String sharedKeyIntents = "SELECT i.seq FROM chaos_intent i JOIN (" + sharedKeys
+                + ") k ON k.kind = i.kind AND k.idem_key = i.idem_key WHERE i.committed";
+        r.put("sharedKeys", one(s, "SELECT count(*) FROM (" + sharedKeys + ") k"));
+        r.put("sharedKeyIntents", one(s, "SELECT count(*) FROM (" + sharedKeyIntents + ") i"));
+        r.put(
+                "sharedKeyIntentsLost",
+                one(
+                        s,
+                        "SELECT count(DISTINCT m.seq) FROM (" + missing() + ") m WHERE m.seq IN (" + sharedKeyIntents
+                                + ")"));
     }
 
     /**
@@ -351,14 +461,18 @@ final class Checker {
         r.put("ghostsUnmatchedEffects", unmatched);
     }
 
-    /** Per ordering key and target, the first application of each intent must follow enqueue (seq) order. */
+    /**
+     * Per tenant, ordering key and target, the first application of each intent must follow enqueue
+     * (seq) order (ordering keys are unique per tenant: two tenants' equal keys are two keys).
+     */
     private static long orderViolations(Statement s) throws SQLException {
         return one(
                 s,
-                "WITH first AS (SELECT i.ordering_key, e.target, i.seq, min(e.id) AS first_id FROM chaos_effect e"
+                "WITH first AS (SELECT coalesce(i.tenant, '') AS tenant, i.ordering_key, e.target, i.seq,"
+                        + "   min(e.id) AS first_id FROM chaos_effect e"
                         + "   JOIN chaos_intent i ON i.seq = e.seq AND i.tx = e.tx"
-                        + "   WHERE i.committed AND i.ordering_key IS NOT NULL GROUP BY 1, 2, 3),"
-                        + " o AS (SELECT seq, max(seq) OVER (PARTITION BY ordering_key, target ORDER BY first_id"
+                        + "   WHERE i.committed AND i.ordering_key IS NOT NULL GROUP BY 1, 2, 3, 4),"
+                        + " o AS (SELECT seq, max(seq) OVER (PARTITION BY tenant, ordering_key, target ORDER BY first_id"
                         + "   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before FROM first)"
                         + " SELECT count(*) FROM o WHERE before > seq");
     }

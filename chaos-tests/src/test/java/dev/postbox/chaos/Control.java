@@ -83,7 +83,21 @@ enum Control {
      * so the producer spreads one key's records over the partitions. Moves {@code kafkaOrderViolations}
      * (and {@code kafkaRecordKeyMismatches}).
      */
-    KAFKA_WITHOUT_RECORD_KEY(null, "kafkaOrderViolations");
+    KAFKA_WITHOUT_RECORD_KEY(null, "kafkaOrderViolations"),
+    /**
+     * Harness (worker): local jobs and webhook deliveries whose seq is 25 modulo 50 reach their
+     * handler as the next tenant's (default, acme, globex, initech, default...), as from an engine that
+     * mixed up the tenants of claimed jobs: the local effect is recorded under that tenant, the
+     * delivery carries its {@code <tenant>/} id (and takes its rate permit). Moves {@code
+     * crossTenantEffects}.
+     */
+    TENANT_SWAP(null, "crossTenantEffects"),
+    /**
+     * A named tenant's idempotency key is deduplicated against every tenant's (outbox-core's {@code
+     * tenantBlindKeys}, read at each enqueue in the producer's JVM): the same key in a second tenant
+     * returns the first tenant's job. Moves {@code sharedKeyIntentsLost}.
+     */
+    TENANT_BLIND_KEYS("tenantBlindKeys", "sharedKeyIntentsLost");
 
     private final String engineFlag;
     private final String counter;
@@ -114,6 +128,7 @@ enum Control {
             case FAN_OUT_SKIPS_A_SUBSCRIBER -> WorkerDefects.FAN_OUT_SKIPS_A_SUBSCRIBER;
             case FAN_OUT_NEVER_COMPLETES -> WorkerDefects.FAN_OUT_NEVER_COMPLETES;
             case BAD_SIGNATURE -> WorkerDefects.BAD_SIGNATURE;
+            case TENANT_SWAP -> WorkerDefects.TENANT_SWAP;
             default -> null;
         };
     }

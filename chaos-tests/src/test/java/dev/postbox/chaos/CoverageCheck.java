@@ -59,6 +59,28 @@ final class CoverageCheck {
                     gaps.add("no committed " + kind + " intent");
                 }
             }
+            // the tenant dimension: every named tenant wrote every kind it can, reached its endpoints,
+            // and reused keys of the others
+            @SuppressWarnings("unchecked")
+            Map<String, Long> byTenant = (Map<String, Long>) r.values().get("intentsByTenantAndKind");
+            @SuppressWarnings("unchecked")
+            Map<String, Long> tenantRequests = (Map<String, Long>) r.values().get("tenantRateLimitedRequests");
+            for (String tenant : ChaosTenants.NAMED) {
+                for (String kind : List.of(
+                        Producer.LOCAL,
+                        Producer.LOCAL + "-ordered",
+                        Producer.WEBHOOK,
+                        Producer.WEBHOOK + "-ordered",
+                        Producer.EVENT)) {
+                    if (byTenant.getOrDefault(tenant + " " + kind, 0L) == 0) {
+                        gaps.add("no committed " + kind + " intent of tenant " + tenant);
+                    }
+                }
+                if (tenantRequests.getOrDefault(tenant, 0L) == 0) {
+                    gaps.add("no request of tenant " + tenant + " at the receiver");
+                }
+            }
+            atLeast(gaps, r, "sharedKeyIntents", 1);
             List<String> brokerKinds = List.of(Brokers.KAFKA, Brokers.KAFKA + "-ordered", Brokers.AMQP, Brokers.NATS);
             for (String kind : r.values().containsKey("brokerMessagesRead") ? brokerKinds : List.<String>of()) {
                 if (kinds.getOrDefault(kind, 0L) == 0) {

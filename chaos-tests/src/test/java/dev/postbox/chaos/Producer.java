@@ -30,9 +30,12 @@ import org.springframework.transaction.support.TransactionTemplate;
  * an application) that insert a {@code chaos_order} row and 1-4 intents of mixed kinds, or a burst
  * of webhooks to the rate-limited endpoint; a share rolls back on purpose. Every intent carries the
  * producer's own {@code tx} and {@code seq} in its payload, and is recorded in {@code chaos_intent}
- * outside the transaction with the transaction's outcome. A transaction that fails for any reason
- * other than a deliberate rollback or a connection error whose outcome is then settled is a
- * producer failure, and fails the run.
+ * outside the transaction with the transaction's outcome, its tenant and its idempotency key. A
+ * mixed transaction belongs to one tenant ({@link ChaosTenants}): a named tenant's local jobs,
+ * webhooks (to its own endpoint) and events are its jobs; local jobs, webhooks and events take the
+ * key {@code k-<n>}, n counted per tenant, so every tenant reuses the others' keys. A transaction
+ * that fails for any reason other than a deliberate rollback or a connection error whose outcome is
+ * then settled is a producer failure, and fails the run.
  */
 final class Producer {
 
@@ -75,6 +78,10 @@ final class Producer {
     private final JdbcTemplate jdbc;
     private long txId;
     private long seq;
+    /** Idempotency keys given so far per tenant: the default tenant's, then each named tenant's. */
+    private final long[] keysPerTenant = new long[ChaosTenants.NAMED.size() + 1];
+    /** Burst slots so far: each takes the next named tenant for its tenant burst. */
+    private long burstSlots;
 
     volatile long committedIntents;
     volatile long rolledBackIntents;
@@ -83,6 +90,8 @@ final class Producer {
     long backPressureWaits;
     long bursts;
     long burstsSkipped;
+    long tenantBursts;
+    long tenantBurstsSkipped;
     long retries;
     long ambiguousCommits;
     long failures;
@@ -109,10 +118,13 @@ final class Producer {
         this.jdbc = new JdbcTemplate(ds);
     }
 
-    /** Writes the backlog as fast as it goes: transactions of 50 intents until {@code target} committed. */
+    /**
+     * Writes the backlog as fast as it goes: transactions of 50 intents until {@code target} committed,
+     * all of the default tenant (a named tenant's share of a preload would wait on its webhook rate).
+     */
     void preload(int target) throws SQLException, InterruptedException {
         while (committedIntents < target) {
-            businessTransaction(newIntents(PRELOAD_TX_SIZE, false));
+            businessTransaction(newIntents(PRELOAD_TX_SIZE, false, null));
         }
         log.info("preload: {} intents committed, {} rolled back", committedIntents, rolledBackIntents);
     }
@@ -130,6 +142,8 @@ final class Producer {
         long next = start;
         long nextBurst = start + burstEvery;
         int burstTransactionsLeft = 0;
+        boolean burstLimited = false;
+        String burstTenant = null;
         long lastLog = start;
         while (System.nanoTime() < deadline && !enough.getAsBoolean()) {
             long sleep = Math.min(next, burstTransactionsLeft > 0 ? nextBurst : Long.MAX_VALUE) - System.nanoTime();
@@ -140,18 +154,36 @@ final class Producer {
                     && burstEvery > 0
                     && burstTransactionsLeft == 0
                     && System.nanoTime() >= nextBurst) {
-                if (retrying(Producer::limitedBacklog) < LIMITED_BURST_SIZE) {
-                    burstTransactionsLeft = BURST_TRANSACTIONS;
+                // the endpoint (10/s) or the tenant (10/s) has not carried its last burst yet: skip one
+                // rather than let its backlog grow past what the drain can deliver on a slow, busy machine
+                burstLimited = retrying(Producer::limitedBacklog) < LIMITED_BURST_SIZE;
+                String tenant = ChaosTenants.NAMED.get((int) (burstSlots++ % ChaosTenants.NAMED.size()));
+                burstTenant = retrying(c -> tenantBacklog(c, tenant)) < LIMITED_BURST_SIZE ? tenant : null;
+                if (burstLimited) {
                     bursts++;
                 } else {
-                    // the endpoint (10/s) has not carried the last burst yet: skip one rather than let
-                    // its backlog grow past what the drain can deliver on a slow, busy machine
                     burstsSkipped++;
+                }
+                if (burstTenant != null) {
+                    tenantBursts++;
+                } else {
+                    tenantBurstsSkipped++;
+                }
+                if (burstLimited || burstTenant != null) {
+                    burstTransactionsLeft = BURST_TRANSACTIONS;
+                } else {
                     nextBurst += burstEvery;
                 }
             }
             if (burstTransactionsLeft > 0 && System.nanoTime() >= nextBurst) {
-                businessTransaction(newIntents(LIMITED_BURST_SIZE / BURST_TRANSACTIONS, true));
+                // a step of the burst: 5 webhooks to the rate-limited endpoint (default tenant), and 5 of
+                // the slot's named tenant to its endpoint, in a transaction of that tenant
+                if (burstLimited) {
+                    businessTransaction(newIntents(LIMITED_BURST_SIZE / BURST_TRANSACTIONS, true, null));
+                }
+                if (burstTenant != null) {
+                    businessTransaction(tenantBurst(burstTenant, LIMITED_BURST_SIZE / BURST_TRANSACTIONS));
+                }
                 burstTransactionsLeft--;
                 nextBurst += burstTransactionsLeft > 0 ? BURST_SPACING_NANOS : burstEvery - 7 * BURST_SPACING_NANOS;
                 continue;
@@ -160,7 +192,7 @@ final class Producer {
                 continue;
             }
             next += interval;
-            businessTransaction(newIntents(1 + random.nextInt(4), false));
+            businessTransaction(newIntents(1 + random.nextInt(4), false, tenant()));
             if (txId % 25 == 0) {
                 awaitBacklogBelow(deadline);
                 next = Math.max(next, System.nanoTime());
@@ -172,8 +204,11 @@ final class Producer {
         }
     }
 
-    /** One intent: its kind (the checker's expected targets), ordering key and seq. */
-    record Intent(String kind, String orderingKey, long seq) {}
+    /**
+     * One intent: its kind (the checker's expected targets), ordering key, seq, tenant (null: the
+     * default tenant) and idempotency key.
+     */
+    record Intent(String kind, String orderingKey, long seq, String tenant, String key) {}
 
     /** Share of mixed transactions that are one ordering key's sequence of 2-4 intents. */
     private static final double ORDERED_TX_SHARE = 0.25;
@@ -181,34 +216,72 @@ final class Producer {
     /** Ordering keys per ordered kind: few, so that a key often has several jobs due at once. */
     private static final int ORDERING_KEYS = 16;
 
+    /** The tenant of the next mixed transaction: each named one at its share, else the default (null). */
+    private String tenant() {
+        if (!workload.mixedKinds()) {
+            return null;
+        }
+        int i = (int) (random.nextDouble() / ChaosTenants.shareEach(workload.txPerSecond()));
+        return i < ChaosTenants.NAMED.size() ? ChaosTenants.NAMED.get(i) : null;
+    }
+
     /**
      * The intents of one transaction: a burst's webhooks to the rate-limited endpoint; local jobs
      * only; or, mixed, either one ordering key's sequence (2-4 local jobs, 2-4 webhooks or, with
      * brokers, 2-4 Kafka messages, like the events of one order) or 1-4 unordered intents of any kind.
+     * A named tenant's transaction holds its local jobs, webhooks and events only (a poison job or a
+     * broker message it would write is a local job).
      */
-    private List<Intent> newIntents(int n, boolean burst) {
+    private List<Intent> newIntents(int n, boolean burst, String tenant) {
         List<Intent> intents = new ArrayList<>(n);
         if (workload.mixedKinds() && !burst && random.nextDouble() < ORDERED_TX_SHARE) {
             double k = random.nextDouble();
             String kind = brokers != null && k >= 0.8 ? Brokers.KAFKA : k < 0.4 ? LOCAL : WEBHOOK;
+            kind = ofTenant(kind, tenant);
             String prefix = kind.equals(LOCAL) ? "ordl-" : kind.equals(WEBHOOK) ? "ordw-" : "ordk-";
             String key = prefix + random.nextInt(ORDERING_KEYS);
             for (int j = 0, size = 2 + random.nextInt(3); j < size; j++) {
-                intents.add(new Intent(kind, key, ++seq));
+                intents.add(intent(kind, key, tenant));
             }
             return intents;
         }
         for (int j = 0; j < n; j++) {
-            long s = ++seq;
             if (burst) {
-                intents.add(new Intent(LIMITED, null, s));
+                intents.add(intent(LIMITED, null, null));
             } else if (!workload.mixedKinds()) {
-                intents.add(new Intent(LOCAL, null, s));
+                intents.add(intent(LOCAL, null, null));
             } else {
-                intents.add(new Intent(unorderedKind(), null, s));
+                intents.add(intent(ofTenant(unorderedKind(), tenant), null, tenant));
             }
         }
         return intents;
+    }
+
+    /** A tenant burst's step: {@code n} webhooks of the tenant to its endpoint. */
+    private List<Intent> tenantBurst(String tenant, int n) {
+        List<Intent> intents = new ArrayList<>(n);
+        for (int j = 0; j < n; j++) {
+            intents.add(intent(WEBHOOK, null, tenant));
+        }
+        return intents;
+    }
+
+    /** The kinds a named tenant writes: local jobs, webhooks and events; anything else becomes a local job. */
+    private static String ofTenant(String kind, String tenant) {
+        return tenant == null || kind.equals(WEBHOOK) || kind.equals(EVENT) ? kind : LOCAL;
+    }
+
+    /**
+     * The next intent, with its idempotency key: {@code k-<n>} for local jobs, webhooks and events (n
+     * counted per tenant: the same keys in every tenant, each of which must still make its own job),
+     * {@code i-<seq>} for the rest.
+     */
+    private Intent intent(String kind, String orderingKey, String tenant) {
+        long s = ++seq;
+        String key = kind.equals(LOCAL) || kind.equals(WEBHOOK) || kind.equals(EVENT)
+                ? "k-" + ++keysPerTenant[tenant == null ? 0 : ChaosTenants.NAMED.indexOf(tenant) + 1]
+                : "i-" + s;
+        return new Intent(kind, orderingKey, s, tenant, key);
     }
 
     /** Share of unordered intents that go to a broker (a third to each), taken from the local jobs' share. */
@@ -308,10 +381,13 @@ final class Producer {
         if (i.orderingKey() != null) {
             payload.put("ok", i.orderingKey());
         }
-        String key = "i-" + i.seq();
+        String key = i.key();
         switch (i.kind()) {
             case WEBHOOK, LIMITED -> {
-                String endpoint = i.kind().equals(LIMITED) ? ChaosEndpoints.RX_LIMITED : ChaosEndpoints.RX;
+                // a delivery to an endpoint of a tenant is a job of that tenant
+                String endpoint = i.kind().equals(LIMITED)
+                        ? ChaosEndpoints.RX_LIMITED
+                        : i.tenant() == null ? ChaosEndpoints.RX : ChaosTenants.rx(i.tenant());
                 if (i.orderingKey() == null) {
                     webhooks.send(endpoint, payload, key);
                 } else {
@@ -321,7 +397,13 @@ final class Producer {
                             .build());
                 }
             }
-            case EVENT -> webhooks.publish(ChaosEndpoints.EVENT_TYPE, payload, key);
+            case EVENT -> {
+                if (i.tenant() == null) {
+                    webhooks.publish(ChaosEndpoints.EVENT_TYPE, payload, key);
+                } else {
+                    webhooks.publishFor(i.tenant(), ChaosEndpoints.EVENT_TYPE, payload, key);
+                }
+            }
             case Brokers.KAFKA, Brokers.AMQP, Brokers.NATS ->
                 outbox.enqueue(brokers.message(i.kind(), payload, key)
                         .orderingKey(i.orderingKey())
@@ -330,7 +412,8 @@ final class Producer {
                 JobRequest.Builder request = JobRequest.builder(i.kind())
                         .payload(payload)
                         .idempotencyKey(key)
-                        .orderingKey(i.orderingKey());
+                        .orderingKey(i.orderingKey())
+                        .tenant(i.tenant());
                 request.maxAttempts(i.kind().equals(POISON) ? poisonBudget(i.seq()) : localMaxAttempts);
                 if (ghostControl && i.kind().equals(LOCAL) && i.orderingKey() == null) {
                     enqueueInItsOwnTransaction(request.build());
@@ -364,7 +447,8 @@ final class Producer {
     private static void record(Connection side, long tx, List<Intent> intents, Boolean committed, long enqueuedMs)
             throws SQLException {
         try (PreparedStatement ps = side.prepareStatement("INSERT INTO chaos_intent"
-                + " (seq, tx, kind, ordering_key, committed, enqueued_ms) VALUES (?, ?, ?, ?, ?, ?)"
+                + " (seq, tx, kind, ordering_key, committed, enqueued_ms, tenant, idem_key)"
+                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
                 + " ON CONFLICT (seq) DO NOTHING")) {
             for (Intent i : intents) {
                 ps.setLong(1, i.seq());
@@ -377,6 +461,8 @@ final class Producer {
                     ps.setBoolean(5, committed);
                 }
                 ps.setLong(6, enqueuedMs);
+                ps.setString(7, i.tenant());
+                ps.setString(8, i.key());
                 ps.addBatch();
             }
             ps.executeBatch();
@@ -425,6 +511,20 @@ final class Producer {
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return new long[] {rs.getLong(1), rs.getLong(2)};
+            }
+        }
+    }
+
+    /** Committed webhooks of a named tenant to its endpoint that the receiver has not applied yet. */
+    static long tenantBacklog(Connection c, String tenant) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM chaos_intent i WHERE i.kind = ?"
+                + " AND i.tenant = ? AND i.committed AND NOT EXISTS (SELECT 1 FROM chaos_effect e"
+                + " WHERE e.seq = i.seq AND e.tx = i.tx)")) {
+            ps.setString(1, WEBHOOK);
+            ps.setString(2, tenant);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
             }
         }
     }

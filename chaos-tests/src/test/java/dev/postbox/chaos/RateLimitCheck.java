@@ -31,11 +31,41 @@ final class RateLimitCheck {
 
     /** Wall-clock ms at which the arrivals of each violating window began (at most 20). */
     static List<Long> check(Statement s, ChaosResult r) throws SQLException {
+        Windows w = windows(
+                s,
+                "SELECT arrival_ms, sent_s FROM chaos_delivery WHERE endpoint = '" + ChaosEndpoints.RX_LIMITED
+                        + "' ORDER BY arrival_ms",
+                BOUND);
+        r.put("rateLimitedRequests", w.requests());
+        r.put("rateLimitLateRequests", w.late());
+        r.put("rateLimitLateRequestsMaxLagMillis", w.maxLagMillis());
+        r.put("rateLimitMaxPerSecond", w.max());
+        r.put("rateLimitBound", BOUND);
+        r.put("rateLimitMeanPerSecond", w.meanPerSecond());
+        r.put("rateLimitViolations", w.violations());
+        return w.violationStarts();
+    }
+
+    /**
+     * The 1 s windows of some requests' arrivals: the most in one window, the arrivals that found
+     * {@code bound} already in the second before them (violations) and where such windows began (at
+     * most 20), the requests left out as frozen in their sender ({@link #LATE_MILLIS}).
+     */
+    record Windows(
+            long requests,
+            long late,
+            long maxLagMillis,
+            long max,
+            double meanPerSecond,
+            long violations,
+            List<Long> violationStarts) {}
+
+    /** {@code sql} selects {@code arrival_ms, sent_s} of the requests, ordered by arrival. */
+    static Windows windows(Statement s, String sql, long bound) throws SQLException {
         List<Long> arrivals = new ArrayList<>();
         long late = 0;
         long maxLag = 0;
-        try (ResultSet rs = s.executeQuery("SELECT arrival_ms, sent_s FROM chaos_delivery WHERE endpoint = '"
-                + ChaosEndpoints.RX_LIMITED + "' ORDER BY arrival_ms")) {
+        try (ResultSet rs = s.executeQuery(sql)) {
             while (rs.next()) {
                 long lag = rs.getLong(1) - rs.getLong(2) * 1000;
                 if (!rs.wasNull() && lag > LATE_MILLIS) {
@@ -56,7 +86,7 @@ final class RateLimitCheck {
             }
             long inWindow = to - from + 1;
             max = Math.max(max, inWindow);
-            if (inWindow > BOUND) {
+            if (inWindow > bound) {
                 violations++;
                 long windowStart = arrivals.get(from);
                 if (windows.size() < 20 && (windows.isEmpty() || windows.get(windows.size() - 1) != windowStart)) {
@@ -65,13 +95,13 @@ final class RateLimitCheck {
             }
         }
         double seconds = arrivals.size() < 2 ? 0 : (arrivals.get(arrivals.size() - 1) - arrivals.get(0)) / 1000.0;
-        r.put("rateLimitedRequests", arrivals.size() + late);
-        r.put("rateLimitLateRequests", late);
-        r.put("rateLimitLateRequestsMaxLagMillis", maxLag);
-        r.put("rateLimitMaxPerSecond", max);
-        r.put("rateLimitBound", BOUND);
-        r.put("rateLimitMeanPerSecond", seconds == 0 ? 0.0 : Math.round(arrivals.size() / seconds * 10) / 10.0);
-        r.put("rateLimitViolations", violations);
-        return windows;
+        return new Windows(
+                arrivals.size() + late,
+                late,
+                maxLag,
+                max,
+                seconds == 0 ? 0.0 : Math.round(arrivals.size() / seconds * 10) / 10.0,
+                violations,
+                windows);
     }
 }

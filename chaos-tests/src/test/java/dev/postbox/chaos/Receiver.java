@@ -30,7 +30,8 @@ import tools.jackson.databind.json.JsonMapper;
  * The webhook receiver: never killed, listens on 127.0.0.1 only, one path per endpoint ({@code
  * /hook/<endpoint>}). It verifies each request's Standard Webhooks signature with {@link
  * WebhookVerifier} (the endpoint's secret), applies the effect once per {@code webhook-id} (as a
- * keyed receiver does), records the effect under the payload's own {@code tx} and {@code seq}, logs
+ * keyed receiver does), records the effect under the payload's own {@code tx} and {@code seq} with
+ * the tenant the delivery carried (the {@code <tenant>/} of its {@code webhook-id}), logs
  * every request with its arrival time, and injects faults from the run's seed: 5xx before
  * applying, a timeout after applying, 429 with {@code Retry-After} (not on the rate-limited
  * endpoint, whose rate the checker measures), and a dropped connection (before or after applying).
@@ -188,22 +189,24 @@ final class Receiver implements AutoCloseable {
     private boolean apply(Request r) throws SQLException {
         try (Connection c = ds.getConnection();
                 PreparedStatement ps = c.prepareStatement(
-                        "INSERT INTO chaos_effect (target, tx, seq, ordering_key, webhook_id) VALUES (?, ?, ?, ?, ?)"
+                        "INSERT INTO chaos_effect (target, tx, seq, ordering_key, webhook_id, tenant)"
+                                + " VALUES (?, ?, ?, ?, ?, ?)"
                                 + " ON CONFLICT (webhook_id) WHERE webhook_id IS NOT NULL DO NOTHING")) {
             ps.setString(1, r.endpoint());
             setLong(ps, 2, r.tx());
             setLong(ps, 3, r.seq());
             ps.setString(4, r.orderingKey());
             ps.setString(5, r.webhookId());
+            ps.setString(6, ChaosTenants.ofDeliveryId(r.webhookId()));
             return ps.executeUpdate() == 1;
         }
     }
 
     private void log(Request r, String fault, boolean applied, long arrival) throws SQLException {
         try (Connection c = ds.getConnection();
-                PreparedStatement ps = c.prepareStatement(
-                        "INSERT INTO chaos_delivery"
-                                + " (endpoint, webhook_id, tx, seq, fault, applied, arrival_ms, sent_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+                PreparedStatement ps = c.prepareStatement("INSERT INTO chaos_delivery"
+                        + " (endpoint, webhook_id, tx, seq, fault, applied, arrival_ms, sent_s, tenant)"
+                        + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
             ps.setString(1, r.endpoint());
             ps.setString(2, r.webhookId());
             setLong(ps, 3, r.tx());
@@ -212,6 +215,7 @@ final class Receiver implements AutoCloseable {
             ps.setBoolean(6, applied);
             ps.setLong(7, arrival);
             setLong(ps, 8, r.sentSeconds());
+            ps.setString(9, ChaosTenants.ofDeliveryId(r.webhookId()));
             ps.executeUpdate();
         }
     }

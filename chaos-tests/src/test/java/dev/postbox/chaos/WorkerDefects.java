@@ -26,6 +26,11 @@ final class WorkerDefects {
     static final String FAN_OUT_SKIPS_A_SUBSCRIBER = "chaos.control.fanOutSkipsASubscriber";
     static final String FAN_OUT_NEVER_COMPLETES = "chaos.control.fanOutNeverCompletes";
     static final String BAD_SIGNATURE = "chaos.control.badSignature";
+    /**
+     * {@link Control#TENANT_SWAP}: the local handler and the webhook delivery handler get some jobs
+     * ({@link ChaosTenants#swapped}) as the next tenant's.
+     */
+    static final String TENANT_SWAP = "chaos.control.tenantSwap";
     /** Set on one incarnation only (the driver's choice): it halts this long after READY. */
     static final String EXIT_AFTER_MS = "chaos.control.exitAfterMs";
 
@@ -53,6 +58,7 @@ final class WorkerDefects {
     final boolean fanOutSkipsASubscriber;
     final boolean fanOutNeverCompletes;
     final boolean badSignature;
+    final boolean tenantSwap;
     final long exitAfterMillis;
 
     private WorkerDefects(
@@ -61,12 +67,14 @@ final class WorkerDefects {
             boolean fanOutSkipsASubscriber,
             boolean fanOutNeverCompletes,
             boolean badSignature,
+            boolean tenantSwap,
             long exitAfterMillis) {
         this.lost = lost;
         this.misroutedEffect = misroutedEffect;
         this.fanOutSkipsASubscriber = fanOutSkipsASubscriber;
         this.fanOutNeverCompletes = fanOutNeverCompletes;
         this.badSignature = badSignature;
+        this.tenantSwap = tenantSwap;
         this.exitAfterMillis = exitAfterMillis;
     }
 
@@ -77,12 +85,18 @@ final class WorkerDefects {
                 Boolean.getBoolean(FAN_OUT_SKIPS_A_SUBSCRIBER),
                 Boolean.getBoolean(FAN_OUT_NEVER_COMPLETES),
                 Boolean.getBoolean(BAD_SIGNATURE),
+                Boolean.getBoolean(TENANT_SWAP),
                 Long.getLong(EXIT_AFTER_MS, 0));
     }
 
     /** {@link Control#LOST}: the local handler completes this job without writing its effect. */
     boolean skipsEffect(String orderingKey, long seq) {
         return lost && orderingKey == null && seq % LOST_EVERY == 0;
+    }
+
+    /** {@link Control#TENANT_SWAP}: the tenant the local handler records for this job. */
+    String tenantSeen(String tenant, long seq) {
+        return tenantSwap && ChaosTenants.swapped(seq) ? ChaosTenants.next(tenant) : tenant;
     }
 
     /** {@link Control#MISROUTED_EFFECT}: the local handler also sends this job to {@code rx}. */

@@ -3,6 +3,7 @@ package dev.postbox.chaos;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.HandlerRegistration;
+import dev.postbox.Job;
 import dev.postbox.JobOutcome;
 import dev.postbox.JsonCodec;
 import dev.postbox.Outbox;
@@ -54,6 +55,7 @@ public class WorkerMain {
     static final String CRON = "cron-tick";
     static final String SCHEDULE = "chaos-tick";
     static final int POISON_BUDGET = 3;
+
     /** Endpoint connect/read/call timeout; the receiver's "timeout after apply" sleeps longer. */
     static final Duration HTTP_TIMEOUT = Duration.ofSeconds(1);
 
@@ -217,7 +219,7 @@ public class WorkerMain {
     /** The webhook delivery and fan-out handlers, with the markers and crash points around them. */
     @Bean(destroyMethod = "close")
     ChaosHttp chaosHttp(DataSource dataSource, JsonCodec codec, CrashPoints crash, WorkerDefects defects) {
-        return new ChaosHttp(chaosHttpDelivery(dataSource, codec, defects), crash, defects);
+        return new ChaosHttp(chaosHttpDelivery(dataSource, codec, defects), crash, defects, codec);
     }
 
     /**
@@ -230,11 +232,13 @@ public class WorkerMain {
         private final HttpDeliveryModule http;
         private final CrashPoints crash;
         private final WorkerDefects defects;
+        private final JsonCodec codec;
 
-        ChaosHttp(HttpDeliveryModule http, CrashPoints crash, WorkerDefects defects) {
+        ChaosHttp(HttpDeliveryModule http, CrashPoints crash, WorkerDefects defects, JsonCodec codec) {
             this.http = http;
             this.crash = crash;
             this.defects = defects;
+            this.codec = codec;
         }
 
         /** delivery-http's sender in this worker. */
@@ -251,7 +255,7 @@ public class WorkerMain {
                                     // CONTROL FAN_OUT_SKIPS_A_SUBSCRIBER: completed, never sent
                                     return JobOutcome.done();
                                 }
-                                JobOutcome outcome = r.handler().attempt(job);
+                                JobOutcome outcome = r.handler().attempt(asSeen(job));
                                 if (outcome instanceof JobOutcome.Done) {
                                     crash.afterHandler(job);
                                     if (defects.parks(job)) {
@@ -264,6 +268,36 @@ public class WorkerMain {
                             .transactional(r.isTransactional())
                             .retryPolicy(r.retryPolicy()))
                     .toList();
+        }
+
+        /**
+         * The job as the delivery handler gets it: under the {@link Control#TENANT_SWAP} control, a
+         * webhook delivery (not a fan-out event, whose tenant picks its subscribers) of a swapped seq
+         * as the next tenant's (its webhook-id and tenant rate limit then are that tenant's).
+         */
+        private Job asSeen(Job job) {
+            if (!defects.tenantSwap || !job.kind().equals(Webhooks.DELIVERY_KIND)) {
+                return job;
+            }
+            Object seq = job.payload(Map.class).get("seq");
+            if (!(seq instanceof Number n) || !ChaosTenants.swapped(n.longValue())) {
+                return job;
+            }
+            return new Job(
+                    job.id(),
+                    job.queue(),
+                    job.kind(),
+                    job.payloadJson(),
+                    job.idempotencyKey().orElse(null),
+                    job.orderingKey().orElse(null),
+                    job.endpoint().orElse(null),
+                    job.attempt(),
+                    job.maxAttempts(),
+                    job.headers(),
+                    job.createdAt(),
+                    codec,
+                    job.installationId().orElse(null),
+                    ChaosTenants.next(job.tenant().orElse(null)));
         }
 
         @Override

@@ -84,7 +84,7 @@ public final class JobWriter {
         }
 
         static KeyTable of(JobRequest request) {
-            return request.tenant().isPresent() ? NAMED_TENANT : DEFAULT_TENANT;
+            return request.tenant().isPresent() && !NegativeControls.tenantBlindKeys() ? NAMED_TENANT : DEFAULT_TENANT;
         }
 
         /** Binds the key (tenant and key for a named tenant) from {@code i}; returns the next index. */

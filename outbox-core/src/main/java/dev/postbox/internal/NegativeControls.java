@@ -44,7 +44,22 @@ public final class NegativeControls {
      */
     public static final boolean CRON_WITHOUT_FIRE_KEY = flag("cronWithoutFireKey");
 
+    /** Name of the {@link #tenantBlindKeys()} flag. */
+    private static final String TENANT_BLIND_KEYS = "tenantBlindKeys";
+
     private NegativeControls() {}
+
+    /**
+     * {@code tenantBlindKeys}: a named tenant's idempotency key is deduplicated against every
+     * tenant's (kept in the default tenant's key table, unique by key alone), so the same key in two
+     * tenants yields one job and the second tenant's enqueue gets the first one's. Unlike the other
+     * flags it is read at each keyed enqueue of a named tenant, not once: enqueues run in the
+     * application's JVM, which in the chaos suite runs the valid run and the controls one after the
+     * other.
+     */
+    public static boolean tenantBlindKeys() {
+        return flag(TENANT_BLIND_KEYS);
+    }
 
     private static boolean flag(String name) {
         return Boolean.getBoolean(PREFIX + name);
@@ -64,6 +79,9 @@ public final class NegativeControls {
         }
         if (CRON_WITHOUT_FIRE_KEY) {
             on.add(PREFIX + "cronWithoutFireKey");
+        }
+        if (tenantBlindKeys()) {
+            on.add(PREFIX + TENANT_BLIND_KEYS);
         }
         return on;
     }

@@ -26,9 +26,10 @@ public final class NegativeControls {
     public static final boolean WEBHOOK_ID_PER_ATTEMPT = flag("webhookIdPerAttempt");
 
     /**
-     * {@code rateLimitPerProcess}: an endpoint's rate limit is enforced per process (each JVM draws
-     * from a bucket of its own, of the endpoint's rate and burst) instead of through the
-     * cluster-wide bucket, so N processes together send up to N times the rate.
+     * {@code rateLimitPerProcess}: an endpoint's rate limit, and a tenant's webhook rate limit, is
+     * enforced per process (each JVM draws from a bucket of its own, of the endpoint's or tenant's
+     * rate and burst) instead of through the cluster-wide bucket, so N processes together send up to
+     * N times the rate.
      */
     public static final boolean RATE_LIMIT_PER_PROCESS = flag("rateLimitPerProcess");
 

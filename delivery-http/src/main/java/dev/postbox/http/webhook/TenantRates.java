@@ -1,5 +1,6 @@
 package dev.postbox.http.webhook;
 
+import dev.postbox.http.internal.NegativeControls;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -21,6 +22,14 @@ final class TenantRates {
 
     /** Prefix of a tenant's bucket key. */
     static final String BUCKET_PREFIX = "tenant:";
+
+    /**
+     * The negative control {@code rateLimitPerProcess}: each process draws a tenant's permits from a
+     * bucket of its own (of the tenant's rate and burst), as it does an endpoint's.
+     */
+    private static final String PER_PROCESS = NegativeControls.RATE_LIMIT_PER_PROCESS
+            ? "@" + ProcessHandle.current().pid()
+            : "";
 
     /** How long a read of the limits is used before it is read again. */
     static final Duration REFRESH = Duration.ofSeconds(2);
@@ -50,7 +59,7 @@ final class TenantRates {
         if (!read || System.nanoTime() - readAt > REFRESH.toNanos()) {
             refresh();
         }
-        return limits.containsKey(tenantKey) ? BUCKET_PREFIX + tenantKey : null;
+        return limits.containsKey(tenantKey) ? BUCKET_PREFIX + tenantKey + PER_PROCESS : null;
     }
 
     private synchronized void refresh() throws SQLException {
@@ -79,7 +88,7 @@ final class TenantRates {
         for (Map.Entry<String, Limit> e : now.entrySet()) {
             if (!e.getValue().equals(before.get(e.getKey()))) {
                 buckets.configure(
-                        BUCKET_PREFIX + e.getKey(),
+                        BUCKET_PREFIX + e.getKey() + PER_PROCESS,
                         e.getValue().perSecond(),
                         e.getValue().burst());
             }
