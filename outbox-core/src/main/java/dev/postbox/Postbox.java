@@ -2,8 +2,8 @@ package dev.postbox;
 
 import dev.postbox.internal.AdminStore;
 import dev.postbox.internal.Engine;
-import dev.postbox.internal.JobStore;
 import dev.postbox.internal.JobWriter;
+import dev.postbox.internal.LeaseStore;
 import dev.postbox.internal.RetryPolicies;
 import dev.postbox.internal.SharedRateLimits;
 import dev.postbox.internal.WakeUps;
@@ -70,7 +70,7 @@ public final class Postbox implements AutoCloseable {
                 tm,
                 handlers,
                 batchHandlers,
-                new JobStore(codec),
+                codec,
                 b.listener,
                 b.instrumentation,
                 config,
@@ -135,7 +135,7 @@ public final class Postbox implements AutoCloseable {
      * charge. Meant for tests and tools.
      */
     public int[] rescueExpiredLeases() {
-        JobStore.Rescued rescued = engine.rescueNow();
+        LeaseStore.Rescued rescued = engine.rescueNow();
         return new int[] {rescued.retried(), rescued.dead(), rescued.returned()};
     }
 

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.postbox.internal.JobStore;
+import dev.postbox.internal.ClaimStore;
 import dev.postbox.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -113,7 +113,7 @@ class AdvisoryLockScopeTest {
         // until its transaction ends.
         try (Connection claiming = billing.getConnection()) {
             claiming.setAutoCommit(false);
-            assertThat(new JobStore(JsonCodec.jackson()).lockCappedQueue(claiming, QUEUE))
+            assertThat(new ClaimStore(JsonCodec.jackson()).lockCappedQueue(claiming, QUEUE))
                     .isOne();
             billingBox.start();
             shippingBox.start();

@@ -3,8 +3,10 @@ package dev.postbox;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.postbox.internal.ClaimStore;
 import dev.postbox.internal.ClaimedJob;
 import dev.postbox.internal.JobStore;
+import dev.postbox.internal.LeaseStore;
 import dev.postbox.testing.SwitchableDataSource;
 import java.sql.Connection;
 import java.sql.Timestamp;
@@ -26,7 +28,11 @@ import org.junit.jupiter.api.Test;
  */
 class AttemptAccountingTest extends DatabaseTest {
 
-    private final JobStore store = new JobStore(JsonCodec.jackson());
+    private final JobStore store = new JobStore();
+
+    private final ClaimStore claims = new ClaimStore(JsonCodec.jackson());
+
+    private final LeaseStore leases = new LeaseStore();
 
     /** Short leases; rescues only when the test asks (the rescuer's first pass runs at start). */
     private PostboxConfig.Builder crashConfig(String workerId) {
@@ -166,7 +172,7 @@ class AttemptAccountingTest extends DatabaseTest {
         // A worker claims it and dies before starting it: the rescuer refunds it and it is suspect.
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
-            assertThat(store.claim(c, "default", 10, "died-early", Duration.ofMillis(1)))
+            assertThat(claims.claim(c, "default", 10, "died-early", Duration.ofMillis(1)))
                     .extracting(ClaimedJob::id)
                     .containsExactly(suspect);
         }
@@ -273,13 +279,13 @@ class AttemptAccountingTest extends DatabaseTest {
         for (int expiry = 1; expiry <= 50; expiry++) {
             try (Connection c = dataSource.getConnection()) {
                 c.setAutoCommit(true);
-                assertThat(store.claim(c, "default", 10, "crasher-" + expiry, Duration.ofMinutes(1)))
+                assertThat(claims.claim(c, "default", 10, "crasher-" + expiry, Duration.ofMinutes(1)))
                         .as("claim %s", expiry)
                         .isNotEmpty();
                 try (var s = c.createStatement()) {
                     s.executeUpdate("UPDATE outbox_job SET lease_until = now() - interval '1 second'");
                 }
-                store.rescue(
+                leases.rescue(
                         c,
                         100,
                         new dev.postbox.internal.RetryPolicies(
@@ -309,9 +315,9 @@ class AttemptAccountingTest extends DatabaseTest {
                 .jobId();
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
-            store.claim(c, "default", 10, "crasher", Duration.ofMillis(1));
+            claims.claim(c, "default", 10, "crasher", Duration.ofMillis(1));
             await().atMost(Duration.ofSeconds(5)).until(() -> {
-                JobStore.Rescued r = store.rescue(
+                LeaseStore.Rescued r = leases.rescue(
                         c,
                         100,
                         new dev.postbox.internal.RetryPolicies(

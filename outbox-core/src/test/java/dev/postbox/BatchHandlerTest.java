@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.postbox.internal.ClaimStore;
 import dev.postbox.internal.ClaimedJob;
 import dev.postbox.internal.JobStore;
+import dev.postbox.internal.LeaseStore;
 import dev.postbox.internal.RetryPolicies;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -285,13 +287,15 @@ class BatchHandlerTest extends DatabaseTest {
 
     /** Another worker takes the job over: its lease expires, the rescuer returns it, it is claimed again. */
     private void takeOver(long id) throws SQLException {
-        JobStore store = new JobStore(JsonCodec.jackson());
+        JobStore store = new JobStore();
+        ClaimStore claims = new ClaimStore(JsonCodec.jackson());
+        LeaseStore leases = new LeaseStore();
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
             try (var s = c.createStatement()) {
                 s.executeUpdate("UPDATE outbox_job SET lease_until = now() - interval '1 second' WHERE id = " + id);
             }
-            assertThat(store.rescue(
+            assertThat(leases.rescue(
                                     c,
                                     100,
                                     new RetryPolicies(
@@ -307,7 +311,7 @@ class BatchHandlerTest extends DatabaseTest {
             try (var s = c.createStatement()) {
                 s.executeUpdate("UPDATE outbox_job SET run_at = now() WHERE id = " + id);
             }
-            List<ClaimedJob> claimed = store.claim(c, "default", 10, "new-owner", LEASE);
+            List<ClaimedJob> claimed = claims.claim(c, "default", 10, "new-owner", LEASE);
             assertThat(claimed).extracting(ClaimedJob::id).containsExactly(id);
         }
     }

@@ -2,8 +2,8 @@ package dev.postbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.postbox.internal.ClaimStore;
 import dev.postbox.internal.ClaimedJob;
-import dev.postbox.internal.JobStore;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
@@ -72,7 +72,7 @@ class ClaimPlanTest extends DatabaseTest {
                     }
                     return result;
                 });
-        List<ClaimedJob> claimed = new JobStore(JsonCodec.jackson())
+        List<ClaimedJob> claimed = new ClaimStore(JsonCodec.jackson())
                 .claim(spy, JobRequest.DEFAULT_QUEUE, BATCH, "worker-1", Duration.ofSeconds(30));
         assertThat(claimed).as("the engine's claim took a full batch").hasSize(BATCH);
         assertThat(captured).as("claim statements prepared").hasSize(1);

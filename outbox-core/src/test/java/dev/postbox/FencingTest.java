@@ -2,8 +2,10 @@ package dev.postbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.postbox.internal.ClaimStore;
 import dev.postbox.internal.ClaimedJob;
 import dev.postbox.internal.JobStore;
+import dev.postbox.internal.LeaseStore;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -24,7 +26,11 @@ class FencingTest extends DatabaseTest {
 
     private static final Duration LEASE = Duration.ofSeconds(30);
 
-    private final JobStore store = new JobStore(JsonCodec.jackson());
+    private final JobStore store = new JobStore();
+
+    private final ClaimStore claims = new ClaimStore(JsonCodec.jackson());
+
+    private final LeaseStore leases = new LeaseStore();
 
     @BeforeAll
     void businessTable() {
@@ -61,7 +67,7 @@ class FencingTest extends DatabaseTest {
     private ClaimedJob claim(String workerId) throws SQLException {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
-            List<ClaimedJob> claimed = store.claim(c, "default", 10, workerId, LEASE);
+            List<ClaimedJob> claimed = claims.claim(c, "default", 10, workerId, LEASE);
             assertThat(claimed).as("claim by " + workerId).hasSize(1);
             return claimed.get(0);
         }
@@ -78,7 +84,7 @@ class FencingTest extends DatabaseTest {
             try (var s = c.createStatement()) {
                 s.executeUpdate("UPDATE outbox_job SET lease_until = now() - interval '1 second' WHERE id = " + id);
             }
-            JobStore.Rescued rescued = store.rescue(
+            LeaseStore.Rescued rescued = leases.rescue(
                     c,
                     100,
                     new dev.postbox.internal.RetryPolicies(
@@ -95,7 +101,7 @@ class FencingTest extends DatabaseTest {
             try (var s = c.createStatement()) {
                 s.executeUpdate("UPDATE outbox_job SET run_at = now() WHERE id = " + id);
             }
-            List<ClaimedJob> claimed = store.claim(c, "default", 10, newOwner, LEASE);
+            List<ClaimedJob> claimed = claims.claim(c, "default", 10, newOwner, LEASE);
             assertThat(claimed).extracting(ClaimedJob::id).containsExactly(id);
             return claimed.get(0);
         }
@@ -134,12 +140,12 @@ class FencingTest extends DatabaseTest {
                     .as("dead-letter")
                     .isFalse();
             assertThat(snapshot(id)).isEqualTo(before);
-            assertThat(store.heartbeat(c, List.of(stale), Duration.ofHours(1)))
+            assertThat(leases.heartbeat(c, List.of(stale), Duration.ofHours(1)))
                     .as("heartbeat: the stale claim is reported lost")
-                    .isEqualTo(new JobStore.LeaseCheck(Set.of(), Set.of()));
+                    .isEqualTo(new LeaseStore.LeaseCheck(Set.of(), Set.of()));
             assertThat(snapshot(id)).isEqualTo(before);
-            assertThat(store.markStartedNow(c, stale)).as("start mark").isFalse();
-            assertThat(store.markStarted(c, List.of(stale), System.nanoTime()))
+            assertThat(leases.markStartedNow(c, stale)).as("start mark").isFalse();
+            assertThat(leases.markStarted(c, List.of(stale), System.nanoTime()))
                     .as("batched start mark")
                     .isEmpty();
             assertThat(snapshot(id)).isEqualTo(before);
@@ -153,9 +159,9 @@ class FencingTest extends DatabaseTest {
         // The current owner's token still works, so the calls above were refused for their token only.
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
-            assertThat(store.heartbeat(c, List.of(current), LEASE))
-                    .isEqualTo(new JobStore.LeaseCheck(Set.of(id), Set.of(id)));
-            assertThat(store.markStartedNow(c, current)).isTrue();
+            assertThat(leases.heartbeat(c, List.of(current), LEASE))
+                    .isEqualTo(new LeaseStore.LeaseCheck(Set.of(id), Set.of(id)));
+            assertThat(leases.markStartedNow(c, current)).isTrue();
             assertThat(store.finish(c, List.of(new JobStore.Completion(id, current.token(), 5)), "done", true))
                     .containsExactly(id);
         }

@@ -3,8 +3,10 @@ package dev.postbox;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.postbox.internal.ClaimStore;
 import dev.postbox.internal.ClaimedJob;
 import dev.postbox.internal.JobStore;
+import dev.postbox.internal.LeaseStore;
 import java.sql.Connection;
 import java.sql.Timestamp;
 import java.time.Duration;
@@ -49,10 +51,12 @@ class LeaseExpiryTest extends DatabaseTest {
         List<ClaimedJob> claimed;
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
-            JobStore store = new JobStore(JsonCodec.jackson());
-            claimed = store.claim(c, "default", 10, "crashed-worker", VISIBILITY);
+            JobStore store = new JobStore();
+            ClaimStore claims = new ClaimStore(JsonCodec.jackson());
+            LeaseStore leases = new LeaseStore();
+            claimed = claims.claim(c, "default", 10, "crashed-worker", VISIBILITY);
             assertThat(claimed).extracting(ClaimedJob::id).containsExactly(id);
-            assertThat(store.markStartedNow(c, claimed.get(0))).isTrue();
+            assertThat(leases.markStartedNow(c, claimed.get(0))).isTrue();
         }
         Timestamp leaseUntil =
                 jdbc.queryForObject("SELECT lease_until FROM outbox_job WHERE id = ?", Timestamp.class, id);

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.postbox.internal.ClaimStore;
 import dev.postbox.internal.ClaimedJob;
-import dev.postbox.internal.JobStore;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -96,7 +96,7 @@ class TenantTest extends DatabaseTest {
         enqueue(outbox, keyed("tenant-a", "order-1"));
         try (Connection c = dataSource.getConnection()) {
             List<ClaimedJob> claimed =
-                    new JobStore(JsonCodec.jackson()).claim(c, "default", 10, "w", Duration.ofMinutes(1));
+                    new ClaimStore(JsonCodec.jackson()).claim(c, "default", 10, "w", Duration.ofMinutes(1));
             assertThat(claimed).singleElement().satisfies(j -> {
                 assertThat(j.job().tenant()).contains("tenant-a");
                 assertThat(j.job().stableKey()).isEqualTo("tenant-a/order-1");
@@ -167,7 +167,7 @@ class TenantTest extends DatabaseTest {
         // One claim: each tenant's head of the key, not its second job.
         try (Connection c = dataSource.getConnection()) {
             List<ClaimedJob> claimed =
-                    new JobStore(JsonCodec.jackson()).claim(c, "default", 10, "w", Duration.ofMinutes(1));
+                    new ClaimStore(JsonCodec.jackson()).claim(c, "default", 10, "w", Duration.ofMinutes(1));
             assertThat(claimed).hasSize(2);
             assertThat(claimed)
                     .extracting(j -> j.job().tenant().orElseThrow())
@@ -185,7 +185,7 @@ class TenantTest extends DatabaseTest {
 
         try (Connection c = dataSource.getConnection()) {
             List<ClaimedJob> claimed =
-                    new JobStore(JsonCodec.jackson()).claim(c, "default", 20, "w", Duration.ofMinutes(1));
+                    new ClaimStore(JsonCodec.jackson()).claim(c, "default", 20, "w", Duration.ofMinutes(1));
             Map<String, Long> perTenant = new java.util.TreeMap<>();
             claimed.forEach(j -> perTenant.merge(j.job().tenant().orElseThrow(), 1L, Long::sum));
             assertThat(perTenant).containsEntry("quiet", 3L);

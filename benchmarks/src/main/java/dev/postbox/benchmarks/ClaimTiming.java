@@ -1,14 +1,14 @@
 package dev.postbox.benchmarks;
 
 import dev.postbox.JsonCodec;
-import dev.postbox.internal.JobStore;
+import dev.postbox.internal.ClaimStore;
 import java.sql.Connection;
 import java.time.Duration;
 import javax.sql.DataSource;
 import org.HdrHistogram.Histogram;
 
 /**
- * The engine's claim statement ({@link JobStore#claim}) timed from a client: {@code claims} claims
+ * The engine's claim statement ({@link ClaimStore#claim}) timed from a client: {@code claims} claims
  * of {@code batch} after {@code warmup} untimed ones, each rolled back so the pending rows stay.
  */
 final class ClaimTiming {
@@ -16,7 +16,7 @@ final class ClaimTiming {
     private ClaimTiming() {}
 
     static Histogram measure(DataSource ds, int claims, int warmup, int batch) throws Exception {
-        JobStore store = new JobStore(JsonCodec.jackson());
+        ClaimStore store = new ClaimStore(JsonCodec.jackson());
         Histogram micros = new Histogram(60_000_000L, 3);
         try (Connection c = ds.getConnection()) {
             c.setAutoCommit(false);

@@ -1,7 +1,7 @@
 package dev.postbox.benchmarks;
 
 import dev.postbox.JsonCodec;
-import dev.postbox.internal.JobStore;
+import dev.postbox.internal.ClaimStore;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -20,7 +20,7 @@ import java.util.List;
  */
 final class StatementCapture {
 
-    /** The engine code to observe, e.g. {@code c -> store.claim(c, ...)}. */
+    /** The engine code to observe, e.g. {@code c -> claims.claim(c, ...)}. */
     @FunctionalInterface
     interface Action {
         void run(Connection connection) throws SQLException;
@@ -63,20 +63,20 @@ final class StatementCapture {
 
     /**
      * The engine's claim statement for {@code batch} jobs of the default queue, with its bindings. A
-     * new {@link JobStore} reads the schema installation with its first statement, so one real claim
+     * new {@link ClaimStore} reads the schema installation with its first statement, so one real claim
      * (rolled back) goes first and the capture sees the claim itself.
      */
     static Captured claim(Connection c, int batch, String workerId) throws SQLException {
-        JobStore store = new JobStore(JsonCodec.jackson());
+        ClaimStore claims = new ClaimStore(JsonCodec.jackson());
         boolean autoCommit = c.getAutoCommit();
         c.setAutoCommit(false);
         try {
-            store.claim(c, "default", 1, workerId, Duration.ofSeconds(30));
+            claims.claim(c, "default", 1, workerId, Duration.ofSeconds(30));
         } finally {
             c.rollback();
             c.setAutoCommit(autoCommit);
         }
-        return capture(c, spy -> store.claim(spy, "default", batch, workerId, Duration.ofSeconds(30)));
+        return capture(c, spy -> claims.claim(spy, "default", batch, workerId, Duration.ofSeconds(30)));
     }
 
     static Captured capture(Connection real, Action action) throws SQLException {

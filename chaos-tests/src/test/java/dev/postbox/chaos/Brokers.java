@@ -76,6 +76,7 @@ final class Brokers implements AutoCloseable {
      * remembers (enqueue-to-effect p90 was 285 s in a loaded run, beyond the 2-minute default).
      */
     static final Duration DUPLICATE_WINDOW = Duration.ofMinutes(30);
+
     static final String RABBIT_HOST = "127.0.0.1";
     static final int RABBIT_PORT = 5672;
     static final String NATS_URL = "nats://127.0.0.1:4222";

@@ -41,7 +41,7 @@ final class Dispatcher implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
 
     private final DataSource dataSource;
-    private final JobStore store;
+    private final ClaimStore store;
     private final InFlight inFlight;
     private final PostboxListener listener;
     private final PostboxConfig config;
@@ -70,7 +70,11 @@ final class Dispatcher implements Runnable {
     private final FailureBackoff failures;
 
     Dispatcher(
-            DataSource dataSource, JobStore store, InFlight inFlight, PostboxListener listener, PostboxConfig config) {
+            DataSource dataSource,
+            ClaimStore store,
+            InFlight inFlight,
+            PostboxListener listener,
+            PostboxConfig config) {
         this.dataSource = dataSource;
         this.store = store;
         this.inFlight = inFlight;
@@ -255,13 +259,13 @@ final class Dispatcher implements Runnable {
         // Next time start after the first tenant visited now (so every tenant leads in turn), or after
         // the last one when this claim could not visit them all.
         tenantCursor.put(queue, withWork.get(withWork.size() == config.tenantsPerClaim() ? withWork.size() - 1 : 0));
-        List<JobStore.TenantRoom> tenants = new ArrayList<>(withWork.size());
+        List<ClaimStore.TenantRoom> tenants = new ArrayList<>(withWork.size());
         List<String> clusterCapped = new ArrayList<>();
         Map<String, Integer> caps = tenantCaps;
         for (String key : withWork) {
             int room = processRoom(key);
             if (room > 0) {
-                tenants.add(new JobStore.TenantRoom(key, room));
+                tenants.add(new ClaimStore.TenantRoom(key, room));
                 if (caps.containsKey(key)) {
                     clusterCapped.add(key);
                 }
@@ -275,7 +279,7 @@ final class Dispatcher implements Runnable {
             claimShared(c, queue, tenants, wanted, claimed);
             return;
         }
-        List<JobStore.TenantRoom> candidates = tenants;
+        List<ClaimStore.TenantRoom> candidates = tenants;
         // In a transaction nothing is given out before the commit.
         claimed.accept(Transactions.call(c, tx -> {
             int limit = wanted;
@@ -283,14 +287,14 @@ final class Dispatcher implements Runnable {
                 Integer free = store.lockCappedQueue(tx, queue);
                 limit = free == null ? wanted : Math.min(wanted, free);
             }
-            List<JobStore.TenantRoom> within = candidates;
+            List<ClaimStore.TenantRoom> within = candidates;
             if (!clusterCapped.isEmpty() && limit > 0) {
                 Map<String, Integer> free = TenantStore.lockCappedTenants(tx, clusterCapped);
                 within = new ArrayList<>(candidates.size());
-                for (JobStore.TenantRoom t : candidates) {
+                for (ClaimStore.TenantRoom t : candidates) {
                     int room = Math.min(t.room(), free.getOrDefault(t.key(), t.room()));
                     if (room > 0) {
-                        within.add(new JobStore.TenantRoom(t.key(), room));
+                        within.add(new ClaimStore.TenantRoom(t.key(), room));
                     }
                 }
             }
@@ -321,12 +325,12 @@ final class Dispatcher implements Runnable {
     private void claimShared(
             Connection c,
             String queue,
-            List<JobStore.TenantRoom> tenants,
+            List<ClaimStore.TenantRoom> tenants,
             int wanted,
             Consumer<List<ClaimedJob>> claimed)
             throws SQLException {
         int[] shares = lanes.allocate(wanted);
-        JobStore.Claim first =
+        ClaimStore.Claim first =
                 store.claim(c, queue, tenants, shares, true, wanted, config.workerId(), config.visibilityTimeout());
         claimed.accept(first.jobs());
         int remaining = wanted - first.jobs().size();
@@ -343,11 +347,11 @@ final class Dispatcher implements Runnable {
         for (ClaimedJob job : first.jobs()) {
             taken.merge(TenantId.key(job.job().tenant().orElse(null)), 1, Integer::sum);
         }
-        List<JobStore.TenantRoom> left = new ArrayList<>(tenants.size());
-        for (JobStore.TenantRoom t : tenants) {
+        List<ClaimStore.TenantRoom> left = new ArrayList<>(tenants.size());
+        for (ClaimStore.TenantRoom t : tenants) {
             long room = (long) t.room() - taken.getOrDefault(t.key(), 0);
             if (room > 0) {
-                left.add(new JobStore.TenantRoom(t.key(), (int) Math.min(Integer.MAX_VALUE, room)));
+                left.add(new ClaimStore.TenantRoom(t.key(), (int) Math.min(Integer.MAX_VALUE, room)));
             }
         }
         if (left.isEmpty()) {

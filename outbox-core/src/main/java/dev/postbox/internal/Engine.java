@@ -3,6 +3,7 @@ package dev.postbox.internal;
 import dev.postbox.AttemptLogLevel;
 import dev.postbox.BatchHandlerRegistration;
 import dev.postbox.HandlerRegistration;
+import dev.postbox.JsonCodec;
 import dev.postbox.PostboxConfig;
 import dev.postbox.PostboxInstrumentation;
 import dev.postbox.PostboxListener;
@@ -43,7 +44,9 @@ public final class Engine {
     private final DataSource dataSource;
     private final PostboxConfig config;
     private final PostboxListener listener;
-    private final JobStore store;
+    private final JobStore store = new JobStore();
+    private final ClaimStore claims;
+    private final LeaseStore leases;
     private final InFlight inFlight = new InFlight();
     private final Dispatcher dispatcher;
     private final CompletionBatcher completions;
@@ -64,7 +67,7 @@ public final class Engine {
             PlatformTransactionManager transactionManager,
             Map<String, HandlerRegistration> handlers,
             Map<String, BatchHandlerRegistration> batchHandlers,
-            JobStore store,
+            JsonCodec codec,
             PostboxListener listener,
             PostboxInstrumentation instrumentation,
             PostboxConfig config,
@@ -74,8 +77,10 @@ public final class Engine {
         this.wakeUps = wakeUps;
         this.config = config;
         this.listener = listener;
-        this.store = store;
-        this.dispatcher = new Dispatcher(dataSource, store, inFlight, listener, config);
+        this.claims = new ClaimStore(codec);
+        LeaseStore leases = new LeaseStore();
+        this.leases = leases;
+        this.dispatcher = new Dispatcher(dataSource, claims, inFlight, listener, config);
         this.completions = new CompletionBatcher(
                 dataSource,
                 store,
@@ -90,6 +95,7 @@ public final class Engine {
                 dataSource,
                 new TransactionTemplate(transactionManager),
                 store,
+                leases,
                 completions,
                 inFlight,
                 listener,
@@ -98,7 +104,7 @@ public final class Engine {
                 policies);
         this.batches =
                 new BatchRunner(batchHandlers, runner, dataSource, store, inFlight, listener, instrumentation, config);
-        this.rescuer = new Rescuer(dataSource, store, listener, config, policies);
+        this.rescuer = new Rescuer(dataSource, leases, listener, config, policies);
         inFlight.onRelease(dispatcher::released);
     }
 
@@ -136,8 +142,9 @@ public final class Engine {
         ScheduledExecutorService maintenance =
                 Executors.newScheduledThreadPool(2, daemonThreads("postbox-maintenance-"));
         this.maintenance = maintenance;
-        schedule(maintenance, new Heartbeat(dataSource, store, inFlight, listener, config), config.heartbeatInterval());
-        schedule(maintenance, new StartMarks(dataSource, store, inFlight), config.startMarkInterval());
+        schedule(
+                maintenance, new Heartbeat(dataSource, leases, inFlight, listener, config), config.heartbeatInterval());
+        schedule(maintenance, new StartMarks(dataSource, leases, inFlight), config.startMarkInterval());
         schedule(maintenance, rescuer, config.rescueInterval());
         schedule(
                 maintenance,
@@ -271,7 +278,7 @@ public final class Engine {
                         c.setAutoCommit(true);
                         claimed = room == 0
                                 ? List.of()
-                                : store.claim(c, queue, room, config.workerId(), config.visibilityTimeout());
+                                : claims.claim(c, queue, room, config.workerId(), config.visibilityTimeout());
                     } finally {
                         dispatcher.giveBack(room - claimed.size());
                     }
@@ -307,7 +314,7 @@ public final class Engine {
     }
 
     /** Runs one rescue pass now (tests, tools). */
-    public JobStore.Rescued rescueNow() {
+    public LeaseStore.Rescued rescueNow() {
         try {
             return rescuer.rescueAll();
         } catch (SQLException e) {

@@ -24,14 +24,18 @@ final class Heartbeat implements Runnable {
     private static final int CHUNK = 5000;
 
     private final DataSource dataSource;
-    private final JobStore store;
+    private final LeaseStore store;
     private final InFlight inFlight;
     private final PostboxListener listener;
     private final PostboxConfig config;
     private final FailureBackoff failures;
 
     Heartbeat(
-            DataSource dataSource, JobStore store, InFlight inFlight, PostboxListener listener, PostboxConfig config) {
+            DataSource dataSource,
+            LeaseStore store,
+            InFlight inFlight,
+            PostboxListener listener,
+            PostboxConfig config) {
         this.dataSource = dataSource;
         this.store = store;
         this.inFlight = inFlight;
@@ -52,7 +56,7 @@ final class Heartbeat implements Runnable {
             for (int from = 0; from < held.size(); from += CHUNK) {
                 List<ClaimedJob> chunk = held.subList(from, Math.min(held.size(), from + CHUNK));
                 long sentAt = System.nanoTime();
-                JobStore.LeaseCheck check = store.heartbeat(c, chunk, config.visibilityTimeout());
+                LeaseStore.LeaseCheck check = store.heartbeat(c, chunk, config.visibilityTimeout());
                 long leaseEnd = sentAt + config.visibilityTimeout().toNanos();
                 for (ClaimedJob claimed : chunk) {
                     if (check.extended().contains(claimed.id())) {

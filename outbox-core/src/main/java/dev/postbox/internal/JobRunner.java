@@ -40,6 +40,7 @@ public final class JobRunner {
     private final DataSource dataSource;
     private final TransactionTemplate transactions;
     private final JobStore store;
+    private final LeaseStore leases;
     private final CompletionBatcher completions;
     private final InFlight inFlight;
     private final PostboxListener listener;
@@ -56,6 +57,7 @@ public final class JobRunner {
             DataSource dataSource,
             TransactionTemplate transactions,
             JobStore store,
+            LeaseStore leases,
             CompletionBatcher completions,
             InFlight inFlight,
             PostboxListener listener,
@@ -67,6 +69,7 @@ public final class JobRunner {
         this.dataSource = dataSource;
         this.transactions = transactions;
         this.store = store;
+        this.leases = leases;
         this.completions = completions;
         this.inFlight = inFlight;
         this.listener = listener;
@@ -151,7 +154,7 @@ public final class JobRunner {
         if (claimed.suspect()) {
             try (Connection c = dataSource.getConnection()) {
                 c.setAutoCommit(true);
-                boolean marked = store.markStartedNow(c, claimed);
+                boolean marked = leases.markStartedNow(c, claimed);
                 writeFailures.succeeded();
                 if (!marked) {
                     inFlight.remove(claimed);

@@ -24,7 +24,7 @@ final class Rescuer implements Runnable {
     private static final int BATCH = 1000;
 
     private final DataSource dataSource;
-    private final JobStore store;
+    private final LeaseStore store;
     private final PostboxListener listener;
     private final PostboxConfig config;
     private final FailureBackoff failures;
@@ -32,7 +32,7 @@ final class Rescuer implements Runnable {
 
     Rescuer(
             DataSource dataSource,
-            JobStore store,
+            LeaseStore store,
             PostboxListener listener,
             PostboxConfig config,
             RetryPolicies policies) {
@@ -55,12 +55,12 @@ final class Rescuer implements Runnable {
     }
 
     /** Rescues until no expired lease is left; returns the totals. */
-    JobStore.Rescued rescueAll() throws SQLException {
+    LeaseStore.Rescued rescueAll() throws SQLException {
         int retried = 0;
         int dead = 0;
         int returned = 0;
         while (true) {
-            JobStore.Rescued pass;
+            LeaseStore.Rescued pass;
             try (Connection c = dataSource.getConnection()) {
                 pass = store.rescue(
                         c,
@@ -90,6 +90,6 @@ final class Rescuer implements Runnable {
         if (returned > 0) {
             listener.rescuedUnstarted(returned);
         }
-        return new JobStore.Rescued(retried, dead, returned);
+        return new LeaseStore.Rescued(retried, dead, returned);
     }
 }

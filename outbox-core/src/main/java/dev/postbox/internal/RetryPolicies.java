@@ -13,7 +13,7 @@ import java.util.random.RandomGenerator;
 /**
  * The retry decision, in one place: which policy a job's kind has (its handler's, else the
  * engine's), the attempt budget a new job of a kind gets, and how long a failed attempt waits. The
- * engine's runner, the rescuer (through {@link JobStore#rescue}, for an attempt whose lease expired)
+ * engine's runner, the rescuer (through {@link LeaseStore#rescue}, for an attempt whose lease expired)
  * and the enqueue path all ask this class; no other place computes a backoff.
  */
 public final class RetryPolicies {

@@ -23,11 +23,11 @@ final class StartMarks implements Runnable {
     private static final int CHUNK = 5000;
 
     private final DataSource dataSource;
-    private final JobStore store;
+    private final LeaseStore store;
     private final InFlight inFlight;
     private final FailureBackoff failures;
 
-    StartMarks(DataSource dataSource, JobStore store, InFlight inFlight) {
+    StartMarks(DataSource dataSource, LeaseStore store, InFlight inFlight) {
         this.dataSource = dataSource;
         this.store = store;
         this.inFlight = inFlight;

@@ -42,7 +42,9 @@ class LocalLeaseTest {
             .heartbeatInterval(Duration.ofSeconds(10))
             .attemptLog(AttemptLogLevel.ALL)
             .build();
-    private final JobStore store = new JobStore(JsonCodec.jackson());
+    private final JobStore store = new JobStore();
+    private final ClaimStore claims = new ClaimStore(JsonCodec.jackson());
+    private final LeaseStore leases = new LeaseStore();
     private final ConcurrentLinkedQueue<Long> ran = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<String> stale = new ConcurrentLinkedQueue<>();
     private final PostboxListener listener = new PostboxListener() {
@@ -85,6 +87,7 @@ class LocalLeaseTest {
                 dataSource,
                 new TransactionTemplate(new DataSourceTransactionManager(dataSource)),
                 store,
+                leases,
                 completions,
                 inFlight,
                 listener,
@@ -110,7 +113,7 @@ class LocalLeaseTest {
     private List<ClaimedJob> claim(String worker) throws SQLException {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
-            return store.claim(c, "default", 100, worker, VISIBILITY);
+            return claims.claim(c, "default", 100, worker, VISIBILITY);
         }
     }
 
@@ -190,7 +193,7 @@ class LocalLeaseTest {
                 lostUnstarted.id(),
                 lostRunning.id());
 
-        new Heartbeat(dataSource, store, inFlight, listener, config).run();
+        new Heartbeat(dataSource, leases, inFlight, listener, config).run();
 
         assertThat(kept.leaseLeftNanos(System.nanoTime()))
                 .as("extended: about a whole visibility timeout left again")
@@ -232,7 +235,7 @@ class LocalLeaseTest {
         waitingForItsConnection.started(System.nanoTime());
         inFlight.add(claimed);
 
-        new StartMarks(dataSource, store, inFlight).run();
+        new StartMarks(dataSource, leases, inFlight).run();
 
         assertThat(jdbc.queryForList("SELECT id FROM outbox_job WHERE lease_started", Long.class))
                 .containsExactly(running.id());
@@ -248,7 +251,7 @@ class LocalLeaseTest {
         assertThat(waitingForItsConnection.awaitsStartMark()).isFalse();
 
         jdbc.update("UPDATE outbox_job SET lease_started = false");
-        new StartMarks(dataSource, store, inFlight).run();
+        new StartMarks(dataSource, leases, inFlight).run();
         assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox_job WHERE lease_started", Long.class))
                 .as("a mark is written once")
                 .isZero();

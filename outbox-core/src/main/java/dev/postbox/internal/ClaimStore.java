@@ -1,0 +1,309 @@
+package dev.postbox.internal;
+
+import dev.postbox.Job;
+import dev.postbox.JsonCodec;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The SQL of the claim on {@code outbox_job}: which due jobs a worker takes (lanes in preference
+ * order, tenants sharing fairly, ordering keys respected, paused queues and caps honoured), locked
+ * with {@code FOR UPDATE SKIP LOCKED} and leased under a new fencing token. The claim counts the
+ * attempt; {@link LeaseStore} records its start or refunds it, {@link JobStore} ends it.
+ */
+public final class ClaimStore {
+
+    /**
+     * Per-key order: a job with an ordering key waits while an earlier job of its key and tenant is
+     * live (dropped only by the {@link NegativeControls#IGNORE_ORDERING_KEY} negative control).
+     */
+    private static final String ORDERED = NegativeControls.IGNORE_ORDERING_KEY
+            ? ""
+            : "   AND (j.ordering_key IS NULL OR NOT EXISTS ("
+                    + "        SELECT 1 FROM outbox_job h WHERE h.ordering_key = j.ordering_key AND h.id < j.id"
+                    + "          AND coalesce(h.tenant, '') = coalesce(j.tenant, '')))";
+
+    /**
+     * One lane's share, taken tenant by tenant: for each tenant of the claim (in the order given), at
+     * most {@code least(room, perTenant)} of its claimable jobs of the lane in claim order. Each tenant's
+     * read is an index scan of the fair-claim index ({@code queue, tenant, lane, sort_at, id}) bounded
+     * by {@code sort_at <= now() + 100 s}, so a tenant's backlog is never read past what it is given,
+     * and another tenant's head is one probe away whatever that backlog holds.
+     */
+    private static final String LANE = "SELECT x.id, t.t, t.room, t.n FROM tenants t CROSS JOIN LATERAL ("
+            + "   SELECT j.id FROM outbox_job j"
+            + "   WHERE j.queue = ? AND coalesce(j.tenant, '') = t.t AND j.lane = ? AND j.state IN ('pending', 'retry')"
+            + "     AND j.sort_at <= now() + interval '100 seconds' AND j.run_at <= now()"
+            + ORDERED
+            + "     AND (SELECT open FROM gate)"
+            + "   ORDER BY j.sort_at, j.id LIMIT least(t.room, ?::int) FOR UPDATE OF j SKIP LOCKED) x"
+            + " LIMIT ?";
+
+    /** The lanes' candidates in preference order (high, normal, low), at most the overall limit. */
+    private static final String CANDIDATES = "candidates AS (SELECT id FROM high UNION ALL SELECT id FROM normal"
+            + " UNION ALL SELECT id FROM low LIMIT ?)";
+
+    /**
+     * The same when some tenant's room is smaller than the claim (a tenant cap): a tenant's rows of
+     * all lanes together are cut to its room, lanes in preference order. (A lane's rows left out stay
+     * pending; their locks end with the statement.)
+     */
+    private static final String CAPPED_CANDIDATES = "candidates AS (SELECT id FROM ("
+            + "   SELECT id, room, row_number() OVER (PARTITION BY t ORDER BY rank, id) AS nth FROM ("
+            + "     SELECT id, t, room, 0 AS rank FROM high UNION ALL SELECT id, t, room, 1 FROM normal"
+            + "     UNION ALL SELECT id, t, room, 2 FROM low) l) r"
+            + "   WHERE nth <= room LIMIT ?)";
+
+    private static String claimStatement(String candidates) {
+        return "WITH gate AS (SELECT NOT EXISTS ("
+                + "   SELECT 1 FROM outbox_queue q WHERE q.name = ? AND q.paused) AS open),"
+                + " tenants AS (SELECT * FROM unnest(?::text[], ?::int[]) WITH ORDINALITY AS t(t, room, n)),"
+                + " high AS (" + LANE + "),"
+                + " normal AS (" + LANE + "),"
+                + " low AS (" + LANE + "),"
+                + " " + candidates
+                + " UPDATE outbox_job j SET state = 'running', attempts = j.attempts + 1, lease_owner = ?,"
+                + "   lease_token = nextval('outbox_lease_token_seq'),"
+                + "   lease_until = now() + ?::bigint * interval '1 millisecond', started_at = now(),"
+                + "   lease_started = false"
+                + "  FROM candidates c WHERE j.id = c.id"
+                + " RETURNING j.id, j.queue, j.kind, j.payload::text, j.idempotency_key, j.ordering_key, j.endpoint,"
+                + "   j.attempts, j.max_attempts, j.headers::text, j.created_at, j.lease_token,"
+                + "   coalesce(j.expires_at < now(), false), j.lane, j.unstarted_expiries > 0, j.tenant";
+    }
+
+    /**
+     * One claim over the three priority lanes and the given tenants. Lanes are read in order high,
+     * normal, low and only as far as the overall limit needs (CTE scans are demand-driven); within a
+     * lane, tenants in the order given, each at most its share.
+     *
+     * <p>The claim counts the attempt it takes ({@code attempts + 1}) and clears {@code
+     * lease_started}; the rescuer refunds the attempt if the lease expires before a start mark
+     * (see {@link LeaseStore#rescue}). It returns whether the job is suspect ({@code unstarted_expiries > 0}).
+     */
+    private static final String CLAIM = claimStatement(CANDIDATES);
+
+    private static final String CAPPED_CLAIM = claimStatement(CAPPED_CANDIDATES);
+
+    /** Serialises claims of a capped queue across the installation's nodes (transaction-scoped). */
+    private static final String CAP_LOCK = "SELECT pg_advisory_xact_lock(" + AdvisoryLocks.QUEUE_CAP + ")";
+
+    /** Free slots of a capped queue; a separate statement, so that its snapshot follows the lock. */
+    private static final String CAP_FREE_SLOTS = "SELECT greatest(0, q.max_concurrency - (SELECT count(*)"
+            + " FROM outbox_job r WHERE r.queue = q.name AND r.state = 'running')) FROM outbox_queue q"
+            + " WHERE q.name = ? AND q.max_concurrency IS NOT NULL";
+
+    private static final String CAPPED_QUEUES =
+            "SELECT name, max_concurrency FROM outbox_queue WHERE max_concurrency IS NOT NULL";
+
+    private final JsonCodec codec;
+    private volatile @Nullable Installation installation;
+
+    public ClaimStore(JsonCodec codec) {
+        this.codec = codec;
+    }
+
+    /** What one claim statement took, with the count per lane (high, normal, low). */
+    public record Claim(List<ClaimedJob> jobs, int[] perLane) {}
+
+    /**
+     * A tenant taking part in a claim: its key ({@code ""} for the default tenant, see {@link
+     * dev.postbox.TenantId#key}) and the most jobs it may take in this claim (its room under a cap).
+     */
+    public record TenantRoom(String key, int room) {
+
+        /** A tenant without a cap in this claim. */
+        public static TenantRoom uncapped(String key) {
+            return new TenantRoom(key, Integer.MAX_VALUE);
+        }
+    }
+
+    /**
+     * Claims up to {@code laneLimits[i]} jobs of each lane (high, normal, low) and at most {@code
+     * limit} in all, preferring lanes in that order; within a lane, each tenant of {@code tenants}
+     * (in that order) takes at most {@code ceil(laneLimit / tenants)} jobs when {@code spread}, at most
+     * the lane's limit when not, and never more than its room.
+     */
+    public Claim claim(
+            Connection c,
+            String queue,
+            List<TenantRoom> tenants,
+            int[] laneLimits,
+            boolean spread,
+            int limit,
+            String workerId,
+            Duration lease)
+            throws SQLException {
+        if (installation == null) {
+            installation = Installation.read(c);
+        }
+        if (tenants.isEmpty()) {
+            return new Claim(List.of(), new int[3]);
+        }
+        boolean capped = tenants.stream().anyMatch(t -> t.room() < limit);
+        try (PreparedStatement ps = c.prepareStatement(capped ? CAPPED_CLAIM : CLAIM)) {
+            bindClaim(c, ps, queue, tenants, laneLimits, spread, limit, workerId, lease);
+            List<ClaimedJob> jobs = new ArrayList<>(limit);
+            int[] perLane = new int[3];
+            // The database starts the lease after this instant: a safe local estimate of its end.
+            long leaseEnd = System.nanoTime() + lease.toNanos();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    jobs.add(readClaimed(rs, leaseEnd));
+                    perLane[1 - rs.getInt(14)]++;
+                }
+            }
+            return new Claim(jobs, perLane);
+        }
+    }
+
+    private static void bindClaim(
+            Connection c,
+            PreparedStatement ps,
+            String queue,
+            List<TenantRoom> tenants,
+            int[] laneLimits,
+            boolean spread,
+            int limit,
+            String workerId,
+            Duration lease)
+            throws SQLException {
+        String[] keys = new String[tenants.size()];
+        Integer[] rooms = new Integer[tenants.size()];
+        for (int t = 0; t < keys.length; t++) {
+            keys[t] = tenants.get(t).key();
+            rooms[t] = Math.max(0, Math.min(limit, tenants.get(t).room()));
+        }
+        int i = 1;
+        ps.setString(i++, queue);
+        ps.setArray(i++, c.createArrayOf("text", keys));
+        ps.setArray(i++, c.createArrayOf("int4", rooms));
+        for (int lane = 0; lane < 3; lane++) {
+            int laneLimit = laneLimits[lane];
+            ps.setString(i++, queue);
+            ps.setInt(i++, LaneShares.LANES[lane]);
+            ps.setInt(i++, spread ? Math.max(1, (laneLimit + keys.length - 1) / keys.length) : laneLimit);
+            ps.setInt(i++, laneLimit);
+        }
+        ps.setInt(i++, limit);
+        ps.setString(i++, workerId);
+        ps.setLong(i, lease.toMillis());
+    }
+
+    /**
+     * Claims up to {@code laneLimits[i]} jobs of each lane (high, normal, low) and at most {@code
+     * limit} in all, preferring lanes in that order, shared fairly between the first {@link
+     * TenantStore#DEFAULT_TENANTS_PER_CLAIM} tenants with work.
+     */
+    public Claim claim(Connection c, String queue, int[] laneLimits, int limit, String workerId, Duration lease)
+            throws SQLException {
+        List<TenantRoom> tenants = new ArrayList<>();
+        for (String key : TenantStore.tenantsWithWork(c, queue, "", TenantStore.DEFAULT_TENANTS_PER_CLAIM)) {
+            tenants.add(TenantRoom.uncapped(key));
+        }
+        return claim(c, queue, tenants, laneLimits, true, limit, workerId, lease);
+    }
+
+    /**
+     * The plan of the claim statement for the given queue and limit (default tenant only), as {@code
+     * EXPLAIN (<options>)} prints it (e.g. options {@code "FORMAT JSON"} or {@code "ANALYZE, BUFFERS"};
+     * ANALYZE is run inside a rolled-back transaction so nothing is claimed). For plan tests and
+     * benchmarks.
+     */
+    public String explainClaim(Connection c, String queue, int limit, String options) throws SQLException {
+        if (!options.matches("[A-Za-z, ]*")) {
+            throw new IllegalArgumentException("EXPLAIN options may hold only words and commas: " + options);
+        }
+        return Transactions.rolledBack(c, tx -> explainClaimInTransaction(tx, queue, limit, options));
+    }
+
+    private static String explainClaimInTransaction(Connection c, String queue, int limit, String options)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("EXPLAIN (" + options + ") " + CLAIM)) {
+            bindClaim(
+                    c,
+                    ps,
+                    queue,
+                    List.of(TenantRoom.uncapped("")),
+                    new int[] {limit, limit, limit},
+                    false,
+                    limit,
+                    "explain",
+                    Duration.ofSeconds(30));
+            StringBuilder plan = new StringBuilder();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    plan.append(rs.getString(1)).append('\n');
+                }
+            }
+            return plan.toString();
+        }
+    }
+
+    /** Claims up to {@code limit} jobs, lanes in strict order high, normal, low, tenants sharing fairly. */
+    public List<ClaimedJob> claim(Connection c, String queue, int limit, String workerId, Duration lease)
+            throws SQLException {
+        return claim(c, queue, new int[] {limit, limit, limit}, limit, workerId, lease)
+                .jobs();
+    }
+
+    /**
+     * In the caller's transaction: waits for the queue's cluster-wide claim lock and returns how
+     * many more jobs the queue may run, or {@code null} when it has no cap.
+     */
+    public @Nullable Integer lockCappedQueue(Connection c, String queue) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(CAP_LOCK)) {
+            ps.setString(1, queue);
+            ps.execute();
+        }
+        try (PreparedStatement ps = c.prepareStatement(CAP_FREE_SLOTS)) {
+            ps.setString(1, queue);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getInt(1) : null;
+            }
+        }
+    }
+
+    /** Queues with a cluster-wide concurrency cap, with the cap. */
+    public Map<String, Integer> cappedQueues(Connection c) throws SQLException {
+        Map<String, Integer> caps = new java.util.HashMap<>();
+        try (PreparedStatement ps = c.prepareStatement(CAPPED_QUEUES);
+                ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                caps.put(rs.getString(1), rs.getInt(2));
+            }
+        }
+        return caps;
+    }
+
+    @SuppressWarnings("unchecked")
+    private ClaimedJob readClaimed(ResultSet rs, long leaseEndNanos) throws SQLException {
+        String headersJson = rs.getString(10);
+        Map<String, String> headers = headersJson == null ? Map.of() : codec.fromJson(headersJson, Map.class);
+        java.time.Instant createdAt = rs.getTimestamp(11).toInstant();
+        Installation installation = this.installation;
+        Job job = new Job(
+                rs.getLong(1),
+                rs.getString(2),
+                rs.getString(3),
+                rs.getString(4),
+                rs.getString(5),
+                rs.getString(6),
+                rs.getString(7),
+                rs.getInt(8),
+                rs.getInt(9),
+                headers,
+                createdAt,
+                codec,
+                installation == null ? null : installation.idFor(createdAt),
+                rs.getString(16));
+        return new ClaimedJob(job, rs.getLong(12), rs.getBoolean(13), rs.getBoolean(15), leaseEndNanos);
+    }
+}
