@@ -76,7 +76,20 @@ final class StatementCapture {
             c.rollback();
             c.setAutoCommit(autoCommit);
         }
-        return capture(c, spy -> claims.claim(spy, "default", batch, workerId, Duration.ofSeconds(30)));
+        // The overload with the tenants given: the short one first asks which tenants have work (its
+        // own statement), and the claim statement is the one after it.
+        List<ClaimStore.TenantRoom> defaultTenant = List.of(ClaimStore.TenantRoom.uncapped(""));
+        return capture(
+                c,
+                spy -> claims.claim(
+                        spy,
+                        "default",
+                        defaultTenant,
+                        new int[] {batch, batch, batch},
+                        true,
+                        batch,
+                        workerId,
+                        Duration.ofSeconds(30)));
     }
 
     static Captured capture(Connection real, Action action) throws SQLException {
