@@ -17,11 +17,12 @@ class TenantFloodSmokeTest {
     void tenantFloodWritesItsResult() throws Exception {
         Env env = Env.create(results);
 
-        env.write(TenantFlood.run(env, new TenantFlood.Settings(3_000, 20)));
+        env.write(TenantFlood.run(env, new TenantFlood.Settings(3_000, 20, 2)));
 
         Map<String, Object> flood = Results.readAll(results).get(TenantFlood.NAME);
         assertThat(flood).containsKeys("floodJobsPerSecond", "quietJobs", "p50Ms", "p99Ms", "quietMaxMs");
-        assertThat(((Number) flood.get("jobs")).longValue()).isEqualTo(3_000);
+        assertThat(((Number) flood.get("jobs")).longValue()).isEqualTo(6_000);
+        assertThat(flood.get("rounds")).isEqualTo(2);
         assertThat(((Number) flood.get("floodJobsPerSecond")).doubleValue()).isPositive();
         assertThat(((Number) flood.get("quietStarted")).intValue())
                 .isEqualTo(((Number) flood.get("quietJobs")).intValue())
