@@ -1,9 +1,8 @@
 package dev.postbox.kafka;
 
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static dev.postbox.testing.Refusals.refused;
 
 import java.util.Map;
-import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -12,12 +11,6 @@ import org.junit.jupiter.api.Test;
  * delivery (not a {@link NullPointerException}). No broker is needed: nothing is built.
  */
 class KafkaRelayArgumentsTest {
-
-    private static void refused(ThrowingCallable call, String message) {
-        assertThatThrownBy(call)
-                .isExactlyInstanceOf(IllegalArgumentException.class)
-                .hasMessage(message);
-    }
 
     @Test
     void nullAndBlankArgumentsAreRefusedByName() {

@@ -1,9 +1,8 @@
 package dev.postbox.nats;
 
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static dev.postbox.testing.Refusals.refused;
 
 import io.nats.client.Options;
-import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -12,12 +11,6 @@ import org.junit.jupiter.api.Test;
  * delivery (not a {@link NullPointerException}). No server is needed: nothing connects.
  */
 class NatsRelayArgumentsTest {
-
-    private static void refused(ThrowingCallable call, String message) {
-        assertThatThrownBy(call)
-                .isExactlyInstanceOf(IllegalArgumentException.class)
-                .hasMessage(message);
-    }
 
     @Test
     void nullAndBlankArgumentsAreRefusedByName() {
