@@ -25,6 +25,7 @@ public final class Bench {
     static final List<String> ALL = List.of(
             "burn-down",
             "floor",
+            Floor.FINISH_NAME,
             "peer",
             "steady-state",
             Knee.NAME,
@@ -96,6 +97,7 @@ public final class Bench {
             List<Map<String, Object>> results = switch (scenario) {
                 case "burn-down" -> List.of(BurnDown.run(env, sizes.burnJobs()));
                 case "floor" -> List.of(Floor.run(env, sizes.burnJobs(), sizes.floorBatch()));
+                case Floor.FINISH_NAME -> List.of(Floor.runWithEngineFinish(env, sizes.burnJobs(), sizes.floorBatch()));
                 case "peer" -> List.of(Peer.run(env, sizes.burnJobs(), 20));
                 case "steady-state" -> SteadyState.run(env, sizes.steadyRates(), sizes.steadySeconds());
                 case Knee.NAME -> List.of(Knee.run(env, Knee.Settings.fromSystemProperties()));

@@ -64,4 +64,16 @@ class BurnDownSmokeTest {
                 .isPositive();
         assertThat(Files.readString(results.resolve("summary.md"))).contains("burn-down ≥ 0.85× the floor (issue 15)");
     }
+
+    @Test
+    void floorWithTheEnginesCompletionArchivesEveryJob() throws Exception {
+        Env env = Env.create(results);
+        Bench.Sizes sizes = new Bench.Sizes(2_000, 500, List.of(), 0, 0, List.of(), 0, "256m", 0);
+
+        Bench.run(env, sizes, List.of(Floor.FINISH_NAME));
+
+        Map<String, Object> floor = Results.readAll(results).get(Floor.FINISH_NAME);
+        assertThat(((Number) floor.get("jobs")).longValue()).isEqualTo(2_000);
+        assertThat(((Number) floor.get("jobsPerSecond")).doubleValue()).isPositive();
+    }
 }
