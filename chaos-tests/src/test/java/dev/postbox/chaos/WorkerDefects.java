@@ -1,6 +1,7 @@
 package dev.postbox.chaos;
 
 import dev.postbox.Job;
+import dev.postbox.JsonCodec;
 import dev.postbox.http.signing.WebhookVerifier;
 import dev.postbox.http.webhook.Webhooks;
 import java.io.IOException;
@@ -97,6 +98,32 @@ final class WorkerDefects {
     /** {@link Control#TENANT_SWAP}: the tenant the local handler records for this job. */
     String tenantSeen(String tenant, long seq) {
         return tenantSwap && ChaosTenants.swapped(seq) ? ChaosTenants.next(tenant) : tenant;
+    }
+
+    /**
+     * {@link Control#TENANT_SWAP}: the job as the webhook delivery handler gets it: a delivery (not a
+     * fan-out event, whose tenant picks its subscribers) of a swapped seq as the next tenant's (its
+     * webhook-id and tenant rate limit then are that tenant's).
+     */
+    Job asSeenByDelivery(Job job, JsonCodec codec) {
+        if (!tenantSwap || !job.kind().equals(Webhooks.DELIVERY_KIND) || !ChaosTenants.swapped(seq(job))) {
+            return job;
+        }
+        return new Job(
+                job.id(),
+                job.queue(),
+                job.kind(),
+                job.payloadJson(),
+                job.idempotencyKey().orElse(null),
+                job.orderingKey().orElse(null),
+                job.endpoint().orElse(null),
+                job.attempt(),
+                job.maxAttempts(),
+                job.headers(),
+                job.createdAt(),
+                codec,
+                job.installationId().orElse(null),
+                ChaosTenants.next(job.tenant().orElse(null)));
     }
 
     /** {@link Control#MISROUTED_EFFECT}: the local handler also sends this job to {@code rx}. */

@@ -3,7 +3,6 @@ package dev.postbox.chaos;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.HandlerRegistration;
-import dev.postbox.Job;
 import dev.postbox.JobOutcome;
 import dev.postbox.JsonCodec;
 import dev.postbox.Outbox;
@@ -255,7 +254,7 @@ public class WorkerMain {
                                     // CONTROL FAN_OUT_SKIPS_A_SUBSCRIBER: completed, never sent
                                     return JobOutcome.done();
                                 }
-                                JobOutcome outcome = r.handler().attempt(asSeen(job));
+                                JobOutcome outcome = r.handler().attempt(defects.asSeenByDelivery(job, codec));
                                 if (outcome instanceof JobOutcome.Done) {
                                     crash.afterHandler(job);
                                     if (defects.parks(job)) {
@@ -268,36 +267,6 @@ public class WorkerMain {
                             .transactional(r.isTransactional())
                             .retryPolicy(r.retryPolicy()))
                     .toList();
-        }
-
-        /**
-         * The job as the delivery handler gets it: under the {@link Control#TENANT_SWAP} control, a
-         * webhook delivery (not a fan-out event, whose tenant picks its subscribers) of a swapped seq
-         * as the next tenant's (its webhook-id and tenant rate limit then are that tenant's).
-         */
-        private Job asSeen(Job job) {
-            if (!defects.tenantSwap || !job.kind().equals(Webhooks.DELIVERY_KIND)) {
-                return job;
-            }
-            Object seq = job.payload(Map.class).get("seq");
-            if (!(seq instanceof Number n) || !ChaosTenants.swapped(n.longValue())) {
-                return job;
-            }
-            return new Job(
-                    job.id(),
-                    job.queue(),
-                    job.kind(),
-                    job.payloadJson(),
-                    job.idempotencyKey().orElse(null),
-                    job.orderingKey().orElse(null),
-                    job.endpoint().orElse(null),
-                    job.attempt(),
-                    job.maxAttempts(),
-                    job.headers(),
-                    job.createdAt(),
-                    codec,
-                    job.installationId().orElse(null),
-                    ChaosTenants.next(job.tenant().orElse(null)));
         }
 
         @Override

@@ -86,10 +86,17 @@ class PoisonPillIncidentTest {
         assertThat((Double) r.values().get("flakyRetryDueMaxBucketShare"))
                 .as("largest share of flaky retries due in one 100 ms bucket, " + seed)
                 .isLessThanOrEqualTo(0.05);
-        // The delays themselves are spread over the jitter window (a fixed backoff: one bucket).
+        // The delays themselves are spread over the whole jitter window of 5 s, 50 buckets of 100 ms (a
+        // fixed backoff: one bucket; "equal jitter", half the window: 25). For 386-500 uniform delays
+        // the largest bucket's share is 0.036 at the median and above 0.05 in 0.05-0.65 % of runs
+        // (20,000 simulated runs each; a CI run once saw 0.0523), never above 0.06; and a bucket is
+        // empty in about 2 % of runs, two or more much more rarely.
+        assertThat(((Number) r.values().get("flakyRetryDelay100msBuckets")).intValue())
+                .as("100 ms buckets of the 5 s jitter window holding a flaky retry delay, " + seed)
+                .isGreaterThanOrEqualTo(45);
         assertThat((Double) r.values().get("flakyRetryDelayMaxBucketShare"))
                 .as("largest share of flaky retry delays in one 100 ms bucket, " + seed)
-                .isLessThanOrEqualTo(0.05);
+                .isLessThanOrEqualTo(0.07);
     }
 
     @Test
