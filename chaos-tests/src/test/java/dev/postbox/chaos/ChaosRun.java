@@ -54,8 +54,10 @@ public final class ChaosRun {
     private final AtomicInteger armed = new AtomicInteger();
     /** Halts at {@code after-handler} on a broker relay's job (after the broker's ack), by broker. */
     private final Map<String, AtomicInteger> haltsAfterBrokerAck = new TreeMap<>();
-    /** The broker whose jobs an incarnation's {@code after-handler} point waits for, by worker id. */
-    private final Map<String, String> brokerCrashPlans = new java.util.concurrent.ConcurrentHashMap<>();
+    /** The crash point each live armed incarnation waits for, by worker id (removed at its exit). */
+    private final Map<String, CrashPlan> liveCrashPlans = new java.util.concurrent.ConcurrentHashMap<>();
+    /** How many incarnations were armed at {@code after-handler}: the any-job/broker rotation. */
+    private int afterHandlerArms;
     /** The run's broker destinations; null in a run without broker traffic (plain-engine workers). */
     private Brokers brokers;
     /** Under {@link Control#WORKER_EXITS}: whether the one incarnation that exits has been launched. */
@@ -476,13 +478,17 @@ public final class ChaosRun {
     private static final List<String> AFTER_HANDLER_TARGETS =
             java.util.Arrays.asList(null, Brokers.KAFKA, null, Brokers.AMQP, null, Brokers.NATS);
 
+    /** An armed incarnation's crash point, and the broker whose job it waits for (or null: any job). */
+    private record CrashPlan(CrashPoints.Point point, String broker) {}
+
     /**
-     * Arms a share of the incarnations with one crash point each, the points in turn (so each gets
-     * its share of halts), halting at the point's first event after a uniform 0.3 s..{@code
-     * crashDelayMax} of work. With brokers, every other {@code after-handler} point waits for a job of
-     * one broker's relay (the brokers in turn; a point that waits for one kind fires later, and a
-     * killed incarnation never): a halt between the broker's acknowledgement and the
-     * completion's commit.
+     * Arms a share of the incarnations with one crash point each, halting at the point's first event
+     * after a uniform 0.3 s..{@code crashDelayMax} of work. The point is the one with the fewest halts
+     * so far plus live incarnations waiting for it (ties in order), so that a point whose armed
+     * incarnations were killed before they fired is armed again next, not a full rotation later. With
+     * brokers, an {@code after-handler} point waits for a job of one broker's relay (a halt between the
+     * broker's acknowledgement and the completion's commit): first for a broker with no such halt yet
+     * and no live incarnation waiting for it, otherwise every other one in turn (any job between).
      */
     private void crashPlan(Map<String, String> p, String workerId) {
         ChaosConfig.Faults f = config.faults();
@@ -494,18 +500,51 @@ public final class ChaosRun {
             if (f.crashPointShare() <= 0 || crashPlans.nextDouble() >= f.crashPointShare()) {
                 return;
             }
-            CrashPoints.Point[] points = CrashPoints.Point.values();
-            int n = armed.getAndIncrement();
-            CrashPoints.Point point = points[n % points.length];
+            armed.getAndIncrement();
+            CrashPoints.Point point = leastCoveredPoint();
             p.put("chaos.crash.point", point.label);
-            String broker = AFTER_HANDLER_TARGETS.get((n / points.length) % AFTER_HANDLER_TARGETS.size());
-            if (brokers != null && point == CrashPoints.Point.AFTER_HANDLER && broker != null) {
-                p.put("chaos.crash.kind", Brokers.jobKind(broker));
-                brokerCrashPlans.put(workerId, broker);
+            String broker = null;
+            if (brokers != null && point == CrashPoints.Point.AFTER_HANDLER) {
+                broker = owedBroker();
+                if (broker == null) {
+                    broker = AFTER_HANDLER_TARGETS.get(afterHandlerArms % AFTER_HANDLER_TARGETS.size());
+                }
+                afterHandlerArms++;
+                if (broker != null) {
+                    p.put("chaos.crash.kind", Brokers.jobKind(broker));
+                }
             }
+            liveCrashPlans.put(workerId, new CrashPlan(point, broker));
             long max = f.crashDelayMax().toMillis();
             p.put("chaos.crash.afterMs", Long.toString(300 + crashPlans.nextLong(Math.max(1, max - 300))));
         }
+    }
+
+    private CrashPoints.Point leastCoveredPoint() {
+        CrashPoints.Point least = null;
+        long leastCount = Long.MAX_VALUE;
+        for (CrashPoints.Point point : CrashPoints.Point.values()) {
+            long count = halts.get(point).get()
+                    + liveCrashPlans.values().stream()
+                            .filter(plan -> plan.point() == point)
+                            .count();
+            if (count < leastCount) {
+                least = point;
+                leastCount = count;
+            }
+        }
+        return least;
+    }
+
+    /** A broker with no halt after its acknowledgement yet and no live incarnation waiting for one. */
+    private String owedBroker() {
+        for (String broker : Brokers.ALL) {
+            boolean waitedFor = liveCrashPlans.values().stream().anyMatch(plan -> broker.equals(plan.broker()));
+            if (haltsAfterBrokerAck.get(broker).get() == 0 && !waitedFor) {
+                return broker;
+            }
+        }
+        return null;
     }
 
     /** Incarnations a run with broker relay defects halts between a broker's ack and the completion. */
@@ -547,7 +586,7 @@ public final class ChaosRun {
         // after 2-5 s of work: a fresh worker's first Kafka batch waits for its producer to connect,
         // so an earlier halt catches no completed message that the broken relay still holds
         p.put("chaos.crash.afterMs", Long.toString(2_000 + crashPlans.nextLong(3_000)));
-        brokerCrashPlans.put(workerId, broker);
+        liveCrashPlans.put(workerId, new CrashPlan(CrashPoints.Point.AFTER_HANDLER, broker));
     }
 
     private Map<String, Long> haltsAfterBrokerAck() {
@@ -576,11 +615,11 @@ public final class ChaosRun {
         @Override
         public void exited(Incarnation i, int status) {
             CrashPoints.Point point = CrashPoints.Point.byExitStatus(status);
+            CrashPlan plan = liveCrashPlans.remove(i.workerId());
             if (point != null) {
                 halts.get(point).incrementAndGet();
-                String broker = brokerCrashPlans.get(i.workerId());
-                if (point == CrashPoints.Point.AFTER_HANDLER && broker != null) {
-                    haltsAfterBrokerAck.get(broker).incrementAndGet();
+                if (point == CrashPoints.Point.AFTER_HANDLER && plan != null && plan.broker() != null) {
+                    haltsAfterBrokerAck.get(plan.broker()).incrementAndGet();
                 }
             } else {
                 unexpectedExits.incrementAndGet();
