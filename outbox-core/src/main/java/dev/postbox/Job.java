@@ -27,106 +27,55 @@ public final class Job {
     private final @Nullable String installationId;
     private final @Nullable String tenant;
 
-    /** A job of a legacy installation (or a test): its generated key is {@code postbox-<id>}. */
-    public Job(
-            long id,
-            String queue,
-            String kind,
-            String payloadJson,
-            @Nullable String idempotencyKey,
-            @Nullable String orderingKey,
-            @Nullable String endpoint,
-            int attempt,
-            int maxAttempts,
-            Map<String, String> headers,
-            Instant createdAt,
-            JsonCodec codec) {
-        this(
-                id,
-                queue,
-                kind,
-                payloadJson,
-                idempotencyKey,
-                orderingKey,
-                endpoint,
-                attempt,
-                maxAttempts,
-                headers,
-                createdAt,
-                codec,
-                null);
+    private Job(Builder b) {
+        this.id = b.id;
+        this.queue = b.queue;
+        this.kind = b.kind;
+        this.payloadJson = b.payloadJson;
+        this.idempotencyKey = b.idempotencyKey;
+        this.orderingKey = b.orderingKey;
+        this.endpoint = b.endpoint;
+        this.attempt = b.attempt;
+        this.maxAttempts = b.maxAttempts;
+        this.headers = b.headers;
+        this.createdAt = b.createdAt;
+        this.codec = b.codec;
+        this.installationId = b.installationId;
+        this.tenant = b.tenant;
     }
 
     /**
-     * A job with the id of the installation that created it ({@code outbox_installation.id}), which
-     * makes its {@link #generatedKey()} unique per installation and across sequence rewinds; null for a
-     * job created before the installation id existed.
+     * A builder of a job as the engine hands it to a handler: for a test of a handler, or a wrapper
+     * that passes on a changed copy ({@link #toBuilder()}). Defaults: queue {@value
+     * JobRequest#DEFAULT_QUEUE}, attempt 1 of 1, no keys, endpoint or headers, created now, the
+     * default tenant, no installation id.
+     *
+     * <pre>{@code
+     * Job job = Job.builder(42, "order.created", "{\"orderId\":7}", JsonCodec.jackson())
+     *         .idempotencyKey("order-7-created")
+     *         .attempt(2, 5)
+     *         .build();
+     * handler.handle(job);
+     * }</pre>
+     *
+     * @param codec the codec that {@link #payload(Class)} reads the payload with
      */
-    public Job(
-            long id,
-            String queue,
-            String kind,
-            String payloadJson,
-            @Nullable String idempotencyKey,
-            @Nullable String orderingKey,
-            @Nullable String endpoint,
-            int attempt,
-            int maxAttempts,
-            Map<String, String> headers,
-            Instant createdAt,
-            JsonCodec codec,
-            @Nullable String installationId) {
-        this(
-                id,
-                queue,
-                kind,
-                payloadJson,
-                idempotencyKey,
-                orderingKey,
-                endpoint,
-                attempt,
-                maxAttempts,
-                headers,
-                createdAt,
-                codec,
-                installationId,
-                null);
+    public static Builder builder(long id, String kind, String payloadJson, JsonCodec codec) {
+        return new Builder(id, kind, payloadJson, codec);
     }
 
-    /**
-     * A job of a tenant ({@code null}: the default tenant). A tenant job's {@link #stableKey()} with an
-     * idempotency key is {@code <tenant>/<key>}, so two tenants' equal keys reach a shared receiver as
-     * two deliveries.
-     */
-    public Job(
-            long id,
-            String queue,
-            String kind,
-            String payloadJson,
-            @Nullable String idempotencyKey,
-            @Nullable String orderingKey,
-            @Nullable String endpoint,
-            int attempt,
-            int maxAttempts,
-            Map<String, String> headers,
-            Instant createdAt,
-            JsonCodec codec,
-            @Nullable String installationId,
-            @Nullable String tenant) {
-        this.tenant = tenant;
-        this.id = id;
-        this.queue = queue;
-        this.kind = kind;
-        this.payloadJson = payloadJson;
-        this.idempotencyKey = idempotencyKey;
-        this.orderingKey = orderingKey;
-        this.endpoint = endpoint;
-        this.attempt = attempt;
-        this.maxAttempts = maxAttempts;
-        this.headers = Map.copyOf(headers);
-        this.createdAt = createdAt;
-        this.codec = codec;
-        this.installationId = installationId;
+    /** A builder holding this job's values, to build a changed copy. */
+    public Builder toBuilder() {
+        return new Builder(id, kind, payloadJson, codec)
+                .queue(queue)
+                .idempotencyKey(idempotencyKey)
+                .orderingKey(orderingKey)
+                .endpoint(endpoint)
+                .attempt(attempt, maxAttempts)
+                .headers(headers)
+                .createdAt(createdAt)
+                .installationId(installationId)
+                .tenant(tenant);
     }
 
     public long id() {
@@ -228,5 +177,101 @@ public final class Job {
         return "Job[id=" + id + ", queue=" + queue + ", kind=" + kind + (tenant == null ? "" : ", tenant=" + tenant)
                 + ", attempt=" + attempt + "/" + maxAttempts
                 + "]";
+    }
+
+    /** Builds a {@link Job}; every setter checks its argument. */
+    public static final class Builder {
+        private final long id;
+        private final String kind;
+        private final String payloadJson;
+        private final JsonCodec codec;
+        private String queue = JobRequest.DEFAULT_QUEUE;
+        private @Nullable String idempotencyKey;
+        private @Nullable String orderingKey;
+        private @Nullable String endpoint;
+        private int attempt = 1;
+        private int maxAttempts = 1;
+        private Map<String, String> headers = Map.of();
+        private Instant createdAt = Instant.now();
+        private @Nullable String installationId;
+        private @Nullable String tenant;
+
+        private Builder(long id, String kind, String payloadJson, JsonCodec codec) {
+            this.id = id;
+            this.kind = Require.notBlank(kind, "kind");
+            this.payloadJson = Require.notNull(payloadJson, "payloadJson");
+            this.codec = Require.notNull(codec, "codec");
+        }
+
+        public Builder queue(String queue) {
+            this.queue = Require.notBlank(queue, "queue");
+            return this;
+        }
+
+        /** The idempotency key given at enqueue; null for none. */
+        public Builder idempotencyKey(@Nullable String idempotencyKey) {
+            this.idempotencyKey = idempotencyKey;
+            return this;
+        }
+
+        public Builder orderingKey(@Nullable String orderingKey) {
+            this.orderingKey = orderingKey;
+            return this;
+        }
+
+        /** The webhook endpoint the job delivers to; null for none. */
+        public Builder endpoint(@Nullable String endpoint) {
+            this.endpoint = endpoint;
+            return this;
+        }
+
+        /**
+         * This attempt's number and the job's attempt budget.
+         *
+         * @throws IllegalArgumentException unless {@code 1 <= attempt} and {@code 1 <= maxAttempts}
+         */
+        public Builder attempt(int attempt, int maxAttempts) {
+            if (attempt < 1 || maxAttempts < 1) {
+                throw new IllegalArgumentException(
+                        "attempt and maxAttempts must be at least 1, got " + attempt + " of " + maxAttempts);
+            }
+            this.attempt = attempt;
+            this.maxAttempts = maxAttempts;
+            return this;
+        }
+
+        public Builder headers(Map<String, String> headers) {
+            this.headers = Map.copyOf(Require.notNull(headers, "headers"));
+            return this;
+        }
+
+        public Builder createdAt(Instant createdAt) {
+            this.createdAt = Require.notNull(createdAt, "createdAt");
+            return this;
+        }
+
+        /**
+         * The id of the installation that created the job ({@code outbox_installation.id}), which makes
+         * its {@link #generatedKey()} unique per installation and across sequence rewinds; null for a
+         * job created before the installation id existed (its generated key is {@code postbox-<id>}).
+         */
+        public Builder installationId(@Nullable String installationId) {
+            this.installationId = installationId;
+            return this;
+        }
+
+        /**
+         * The tenant ({@code null}: the default tenant). A tenant job's {@link #stableKey()} with an
+         * idempotency key is {@code <tenant>/<key>}, so two tenants' equal keys reach a shared receiver
+         * as two deliveries.
+         */
+        public Builder tenant(@Nullable String tenant) {
+            this.tenant = tenant;
+            return this;
+        }
+
+        public Job build() {
+            return new Job(this);
+        }
     }
 }

@@ -248,19 +248,9 @@ class BatchHandlerTest extends DatabaseTest {
         enqueue("index", 1);
         List<Throwable> refused = new CopyOnWriteArrayList<>();
         List<JobBatch> kept = new CopyOnWriteArrayList<>();
-        Job stranger = new Job(
-                424242L,
-                "default",
-                "index",
-                "{}",
-                null,
-                null,
-                null,
-                1,
-                5,
-                Map.of(),
-                Instant.now(),
-                JsonCodec.jackson());
+        Job stranger = Job.builder(424242L, "index", "{}", JsonCodec.jackson())
+                .attempt(1, 5)
+                .build();
         worker(
                         BatchHandlerRegistration.of("index", batch -> {
                             kept.add(batch);

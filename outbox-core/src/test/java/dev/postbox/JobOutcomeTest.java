@@ -197,19 +197,8 @@ class JobOutcomeTest extends DatabaseTest {
         OutcomeHandler dead = job -> JobOutcome.dead("gone");
         OutcomeHandler snooze = job -> JobOutcome.snooze(Duration.ofSeconds(1), "wait");
         OutcomeHandler done = job -> JobOutcome.done();
-        Job job = new Job(
-                1,
-                "default",
-                "work",
-                "{}",
-                null,
-                null,
-                null,
-                1,
-                3,
-                Map.of(),
-                java.time.Instant.now(),
-                JsonCodec.jackson());
+        Job job =
+                Job.builder(1, "work", "{}", JsonCodec.jackson()).attempt(1, 3).build();
 
         assertThatThrownBy(() -> retry.handle(job))
                 .isInstanceOfSatisfying(

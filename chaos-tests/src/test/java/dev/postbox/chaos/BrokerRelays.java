@@ -7,7 +7,6 @@ import dev.postbox.Job;
 import dev.postbox.JobBatch;
 import dev.postbox.JobHandler;
 import dev.postbox.JobOutcome;
-import dev.postbox.JsonCodec;
 import dev.postbox.OutcomeHandler;
 import dev.postbox.Postbox;
 import dev.postbox.PostboxModule;
@@ -55,7 +54,6 @@ final class BrokerRelays implements PostboxModule, PostboxCustomizer, AutoClosea
     private final AmqpRelay amqp;
     private final NatsRelay nats;
     private final CrashPoints crash;
-    private final JsonCodec codec;
     private final boolean completesBeforeAck = Boolean.getBoolean(COMPLETES_BEFORE_ACK);
     private final boolean keyPerAttempt = Boolean.getBoolean(KEY_PER_ATTEMPT);
     private final boolean kafkaWithoutRecordKey = Boolean.getBoolean(KAFKA_WITHOUT_RECORD_KEY);
@@ -65,9 +63,8 @@ final class BrokerRelays implements PostboxModule, PostboxCustomizer, AutoClosea
         return t;
     });
 
-    BrokerRelays(CrashPoints crash, JsonCodec codec) {
+    BrokerRelays(CrashPoints crash) {
         this.crash = crash;
-        this.codec = codec;
         warmUpKafka(WorkerMain.required("chaos.kafka.bootstrap"), WorkerMain.required("chaos.kafka.topic"));
         this.kafka = KafkaRelay.builder(Map.of("bootstrap.servers", WorkerMain.required("chaos.kafka.bootstrap")))
                 .destination(KafkaDestination.of(Brokers.DESTINATION, WorkerMain.required("chaos.kafka.topic")))
@@ -193,22 +190,13 @@ final class BrokerRelays implements PostboxModule, PostboxCustomizer, AutoClosea
         if (!newKey && !noRecordKey) {
             return job;
         }
-        return new Job(
-                job.id(),
-                job.queue(),
-                job.kind(),
-                job.payloadJson(),
-                newKey
-                        ? job.stableKey() + "~attempt-" + job.attempt()
-                        : job.idempotencyKey().orElse(null),
-                noRecordKey ? null : job.orderingKey().orElse(null),
-                job.endpoint().orElse(null),
-                job.attempt(),
-                job.maxAttempts(),
-                job.headers(),
-                job.createdAt(),
-                codec,
-                job.installationId().orElse(null));
+        return job.toBuilder()
+                .idempotencyKey(
+                        newKey
+                                ? job.stableKey() + "~attempt-" + job.attempt()
+                                : job.idempotencyKey().orElse(null))
+                .orderingKey(noRecordKey ? null : job.orderingKey().orElse(null))
+                .build();
     }
 
     private static long seq(Job job) {

@@ -1,7 +1,6 @@
 package dev.postbox.chaos;
 
 import dev.postbox.Job;
-import dev.postbox.JsonCodec;
 import dev.postbox.http.signing.WebhookVerifier;
 import dev.postbox.http.webhook.Webhooks;
 import java.io.IOException;
@@ -105,25 +104,13 @@ final class WorkerDefects {
      * fan-out event, whose tenant picks its subscribers) of a swapped seq as the next tenant's (its
      * webhook-id and tenant rate limit then are that tenant's).
      */
-    Job asSeenByDelivery(Job job, JsonCodec codec) {
+    Job asSeenByDelivery(Job job) {
         if (!tenantSwap || !job.kind().equals(Webhooks.DELIVERY_KIND) || !ChaosTenants.swapped(seq(job))) {
             return job;
         }
-        return new Job(
-                job.id(),
-                job.queue(),
-                job.kind(),
-                job.payloadJson(),
-                job.idempotencyKey().orElse(null),
-                job.orderingKey().orElse(null),
-                job.endpoint().orElse(null),
-                job.attempt(),
-                job.maxAttempts(),
-                job.headers(),
-                job.createdAt(),
-                codec,
-                job.installationId().orElse(null),
-                ChaosTenants.next(job.tenant().orElse(null)));
+        return job.toBuilder()
+                .tenant(ChaosTenants.next(job.tenant().orElse(null)))
+                .build();
     }
 
     /** {@link Control#MISROUTED_EFFECT}: the local handler also sends this job to {@code rx}. */

@@ -211,14 +211,14 @@ public class WorkerMain {
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnProperty("chaos.kafka.bootstrap")
-    BrokerRelays chaosBrokerRelays(CrashPoints crash, JsonCodec codec) {
-        return new BrokerRelays(crash, codec);
+    BrokerRelays chaosBrokerRelays(CrashPoints crash) {
+        return new BrokerRelays(crash);
     }
 
     /** The webhook delivery and fan-out handlers, with the markers and crash points around them. */
     @Bean(destroyMethod = "close")
     ChaosHttp chaosHttp(DataSource dataSource, JsonCodec codec, CrashPoints crash, WorkerDefects defects) {
-        return new ChaosHttp(chaosHttpDelivery(dataSource, codec, defects), crash, defects, codec);
+        return new ChaosHttp(chaosHttpDelivery(dataSource, codec, defects), crash, defects);
     }
 
     /**
@@ -231,13 +231,11 @@ public class WorkerMain {
         private final HttpDeliveryModule http;
         private final CrashPoints crash;
         private final WorkerDefects defects;
-        private final JsonCodec codec;
 
-        ChaosHttp(HttpDeliveryModule http, CrashPoints crash, WorkerDefects defects, JsonCodec codec) {
+        ChaosHttp(HttpDeliveryModule http, CrashPoints crash, WorkerDefects defects) {
             this.http = http;
             this.crash = crash;
             this.defects = defects;
-            this.codec = codec;
         }
 
         /** delivery-http's sender in this worker. */
@@ -254,7 +252,7 @@ public class WorkerMain {
                                     // CONTROL FAN_OUT_SKIPS_A_SUBSCRIBER: completed, never sent
                                     return JobOutcome.done();
                                 }
-                                JobOutcome outcome = r.handler().attempt(defects.asSeenByDelivery(job, codec));
+                                JobOutcome outcome = r.handler().attempt(defects.asSeenByDelivery(job));
                                 if (outcome instanceof JobOutcome.Done) {
                                     crash.afterHandler(job);
                                     if (defects.parks(job)) {

@@ -289,21 +289,17 @@ public final class ClaimStore {
         Map<String, String> headers = headersJson == null ? Map.of() : codec.fromJson(headersJson, Map.class);
         java.time.Instant createdAt = rs.getTimestamp(11).toInstant();
         Installation installation = this.installation;
-        Job job = new Job(
-                rs.getLong(1),
-                rs.getString(2),
-                rs.getString(3),
-                rs.getString(4),
-                rs.getString(5),
-                rs.getString(6),
-                rs.getString(7),
-                rs.getInt(8),
-                rs.getInt(9),
-                headers,
-                createdAt,
-                codec,
-                installation == null ? null : installation.idFor(createdAt),
-                rs.getString(16));
+        Job job = Job.builder(rs.getLong(1), rs.getString(3), rs.getString(4), codec)
+                .queue(rs.getString(2))
+                .idempotencyKey(rs.getString(5))
+                .orderingKey(rs.getString(6))
+                .endpoint(rs.getString(7))
+                .attempt(rs.getInt(8), rs.getInt(9))
+                .headers(headers)
+                .createdAt(createdAt)
+                .installationId(installation == null ? null : installation.idFor(createdAt))
+                .tenant(rs.getString(16))
+                .build();
         return new ClaimedJob(job, rs.getLong(12), rs.getBoolean(13), rs.getBoolean(15), leaseEndNanos);
     }
 }

@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.postbox.Job;
 import dev.postbox.JsonCodec;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -18,21 +16,10 @@ class TenantFairBufferTest {
 
     private static ClaimedJob job(String tenant) {
         long id = ++ids;
-        Job job = new Job(
-                id,
-                "default",
-                "m",
-                "{}",
-                null,
-                null,
-                null,
-                1,
-                8,
-                Map.of(),
-                Instant.now(),
-                JsonCodec.jackson(),
-                null,
-                tenant);
+        Job job = Job.builder(id, "m", "{}", JsonCodec.jackson())
+                .attempt(1, 8)
+                .tenant(tenant)
+                .build();
         return new ClaimedJob(job, id, false, false, System.nanoTime() + TimeUnit.SECONDS.toNanos(30));
     }
 

@@ -9,7 +9,6 @@ import dev.postbox.http.signing.WebhookSecret;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -100,19 +99,10 @@ class FanOutTest {
                                 .build());
             }
             FanOutHandler handler = (FanOutHandler) http.fanOutRegistration().handler();
-            Job event = new Job(
-                    9_000_000L,
-                    "default",
-                    Webhooks.FAN_OUT_KIND,
-                    "{\"n\":1}",
-                    null,
-                    null,
-                    null,
-                    1,
-                    8,
-                    Map.of(WebhookDeliveryHandler.EVENT_TYPE_JOB_HEADER, "ping"),
-                    Instant.now(),
-                    JsonCodec.jackson());
+            Job event = Job.builder(9_000_000L, Webhooks.FAN_OUT_KIND, "{\"n\":1}", JsonCodec.jackson())
+                    .attempt(1, 8)
+                    .headers(Map.of(WebhookDeliveryHandler.EVENT_TYPE_JOB_HEADER, "ping"))
+                    .build();
             handler.handle(event);
             assertThat(h.count("SELECT count(*) FROM outbox_job WHERE kind = 'postbox.webhook'"))
                     .isEqualTo(20);

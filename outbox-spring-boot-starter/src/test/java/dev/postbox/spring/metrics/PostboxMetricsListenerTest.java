@@ -7,10 +7,8 @@ import dev.postbox.JsonCodec;
 import dev.postbox.QueueStats;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class PostboxMetricsListenerTest {
@@ -19,19 +17,10 @@ class PostboxMetricsListenerTest {
     private final PostboxMetricsListener listener = new PostboxMetricsListener(registry, true);
 
     static Job job(String queue, String kind, int attempt, int maxAttempts) {
-        return new Job(
-                7,
-                queue,
-                kind,
-                "{}",
-                null,
-                null,
-                null,
-                attempt,
-                maxAttempts,
-                Map.of(),
-                Instant.now(),
-                JsonCodec.jackson());
+        return Job.builder(7, kind, "{}", JsonCodec.jackson())
+                .queue(queue)
+                .attempt(attempt, maxAttempts)
+                .build();
     }
 
     private double count(String name, String... tags) {
