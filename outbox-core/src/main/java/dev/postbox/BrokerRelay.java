@@ -9,7 +9,8 @@ import org.jspecify.annotations.Nullable;
  * What every broker relay (Kafka, AMQP, NATS) has in common: its destinations, its retry policy, the
  * jobs it writes ({@link #message}, {@link #send}) through a {@link RelayOutbox}, and its install in
  * an engine as a {@link PostboxModule}. A relay adds what is its broker's own: its handler, its
- * connection, and its builder's own settings (on the common {@link Builder}).
+ * connection, and its builder's own settings (on the common {@link Builder}); a relay that publishes
+ * one job at a time extends {@link PublishingRelay}, which registers its handler.
  *
  * <pre>{@code
  * Postbox postbox = Postbox.builder(dataSource).module(relay).build();

@@ -2,14 +2,13 @@ package dev.postbox.amqp;
 
 import com.rabbitmq.client.ConnectionFactory;
 import dev.postbox.BrokerRelay;
-import dev.postbox.HandlerRegistration;
-import dev.postbox.RateLimits;
+import dev.postbox.PublishingRelay;
+import dev.postbox.RelayPublishHandler;
 import dev.postbox.Require;
 import dev.postbox.RetryPolicy;
 import dev.postbox.amqp.internal.AmqpPublishHandler;
 import dev.postbox.amqp.internal.ConfirmedPublisher;
 import java.time.Duration;
-import java.util.List;
 
 /**
  * Relays jobs to RabbitMQ. A message is a job ({@link #message}) written with the business change in
@@ -36,7 +35,7 @@ import java.util.List;
  * shared by every process through the database, so the limit holds across the cluster. Messages
  * over it are snoozed to their slot of the limit's line, without spending an attempt.
  */
-public final class AmqpRelay extends BrokerRelay<AmqpDestination> {
+public final class AmqpRelay extends PublishingRelay<AmqpDestination> {
 
     /** The job kind of relay messages. */
     public static final String KIND = "postbox.amqp";
@@ -65,24 +64,9 @@ public final class AmqpRelay extends BrokerRelay<AmqpDestination> {
         return new Builder(factory);
     }
 
-    /**
-     * The registration of the relay's handler, with its retry policy. Register the relay with {@link
-     * dev.postbox.Postbox.Builder#module} rather than this alone: rate limits and {@link #send} need
-     * the relay installed.
-     */
-    public HandlerRegistration registration() {
-        return HandlerRegistration.of(KIND, handler).retryPolicy(retryPolicy());
-    }
-
-    /** The relay's handler, for {@link dev.postbox.Postbox.Builder#module}. */
     @Override
-    public List<HandlerRegistration> handlers() {
-        return List.of(registration());
-    }
-
-    @Override
-    protected void installRateLimits(RateLimits rateLimits) {
-        handler.install(rateLimits);
+    protected RelayPublishHandler<AmqpDestination> publishHandler() {
+        return handler;
     }
 
     /**

@@ -1,14 +1,13 @@
 package dev.postbox.nats;
 
 import dev.postbox.BrokerRelay;
-import dev.postbox.HandlerRegistration;
-import dev.postbox.RateLimits;
+import dev.postbox.PublishingRelay;
+import dev.postbox.RelayPublishHandler;
 import dev.postbox.Require;
 import dev.postbox.RetryPolicy;
 import dev.postbox.nats.internal.JetStreamPublishHandler;
 import io.nats.client.Options;
 import java.time.Duration;
-import java.util.List;
 
 /**
  * Relays jobs to NATS JetStream. A message is a job ({@link #message}) written with the business
@@ -35,7 +34,7 @@ import java.util.List;
  * shared by every process through the database, so the limit holds across the cluster. Messages
  * over it are snoozed to their slot of the limit's line, without spending an attempt.
  */
-public final class NatsRelay extends BrokerRelay<NatsDestination> {
+public final class NatsRelay extends PublishingRelay<NatsDestination> {
 
     /** The job kind of relay messages. */
     public static final String KIND = "postbox.nats";
@@ -62,24 +61,9 @@ public final class NatsRelay extends BrokerRelay<NatsDestination> {
         return new Builder(options);
     }
 
-    /**
-     * The registration of the relay's handler, with its retry policy. Register the relay with {@link
-     * dev.postbox.Postbox.Builder#module} rather than this alone: rate limits and {@link #send} need
-     * the relay installed.
-     */
-    public HandlerRegistration registration() {
-        return HandlerRegistration.of(KIND, handler).retryPolicy(retryPolicy());
-    }
-
-    /** The relay's handler, for {@link dev.postbox.Postbox.Builder#module}. */
     @Override
-    public List<HandlerRegistration> handlers() {
-        return List.of(registration());
-    }
-
-    @Override
-    protected void installRateLimits(RateLimits rateLimits) {
-        handler.install(rateLimits);
+    protected RelayPublishHandler<NatsDestination> publishHandler() {
+        return handler;
     }
 
     /**

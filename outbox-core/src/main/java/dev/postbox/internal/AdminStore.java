@@ -9,6 +9,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -257,37 +258,21 @@ public final class AdminStore {
     }
 
     public Void setTenantPaused(Connection c, String tenantKey, boolean paused) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO outbox_tenant (tenant, paused) VALUES (?, ?)"
-                + " ON CONFLICT (tenant) DO UPDATE SET paused = excluded.paused, updated_at = now()")) {
-            ps.setString(1, tenantKey);
-            ps.setBoolean(2, paused);
-            ps.executeUpdate();
-        }
-        return null;
+        return upsert(c, TENANT_SETTINGS, tenantKey, new Setting("paused", paused, Types.BOOLEAN));
     }
 
     public Void setTenantMaxRunning(Connection c, String tenantKey, @Nullable Integer max) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO outbox_tenant (tenant, max_running) VALUES (?, ?)"
-                + " ON CONFLICT (tenant) DO UPDATE SET max_running = excluded.max_running, updated_at = now()")) {
-            ps.setString(1, tenantKey);
-            ps.setObject(2, max, java.sql.Types.INTEGER);
-            ps.executeUpdate();
-        }
-        return null;
+        return upsert(c, TENANT_SETTINGS, tenantKey, new Setting("max_running", max, Types.INTEGER));
     }
 
     public Void setTenantWebhookRate(
             Connection c, String tenantKey, @Nullable Double perSecond, @Nullable Integer burst) throws SQLException {
-        try (PreparedStatement ps =
-                c.prepareStatement("INSERT INTO outbox_tenant (tenant, rate_per_second, rate_burst) VALUES (?, ?, ?)"
-                        + " ON CONFLICT (tenant) DO UPDATE SET rate_per_second = excluded.rate_per_second,"
-                        + " rate_burst = excluded.rate_burst, updated_at = now()")) {
-            ps.setString(1, tenantKey);
-            ps.setObject(2, perSecond, java.sql.Types.DOUBLE);
-            ps.setObject(3, burst, java.sql.Types.INTEGER);
-            ps.executeUpdate();
-        }
-        return null;
+        return upsert(
+                c,
+                TENANT_SETTINGS,
+                tenantKey,
+                new Setting("rate_per_second", perSecond, Types.DOUBLE),
+                new Setting("rate_burst", burst, Types.INTEGER));
     }
 
     /**
@@ -331,20 +316,42 @@ public final class AdminStore {
     }
 
     public Void setPaused(Connection c, String queue, boolean paused) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO outbox_queue (name, paused) VALUES (?, ?)"
-                + " ON CONFLICT (name) DO UPDATE SET paused = excluded.paused, updated_at = now()")) {
-            ps.setString(1, queue);
-            ps.setBoolean(2, paused);
-            ps.executeUpdate();
-        }
-        return null;
+        return upsert(c, QUEUE_SETTINGS, queue, new Setting("paused", paused, Types.BOOLEAN));
     }
 
     public Void setMaxConcurrency(Connection c, String queue, @Nullable Integer max) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO outbox_queue (name, max_concurrency) VALUES (?, ?)"
-                + " ON CONFLICT (name) DO UPDATE SET max_concurrency = excluded.max_concurrency, updated_at = now()")) {
-            ps.setString(1, queue);
-            ps.setObject(2, max, java.sql.Types.INTEGER);
+        return upsert(c, QUEUE_SETTINGS, queue, new Setting("max_concurrency", max, Types.INTEGER));
+    }
+
+    /** A settings table and its key column: one row per queue or tenant, created on first write. */
+    private record SettingsTable(String table, String keyColumn) {}
+
+    private static final SettingsTable QUEUE_SETTINGS = new SettingsTable("outbox_queue", "name");
+    private static final SettingsTable TENANT_SETTINGS = new SettingsTable("outbox_tenant", "tenant");
+
+    /** One column of a settings row and its new value (null clears it). */
+    private record Setting(String column, @Nullable Object value, int sqlType) {}
+
+    /**
+     * Sets columns of the settings row of {@code key} in one atomic upsert, creating the row with the
+     * table's defaults for the other columns. Table and column names are this class's constants.
+     */
+    private static Void upsert(Connection c, SettingsTable t, String key, Setting... settings) throws SQLException {
+        StringBuilder columns = new StringBuilder(t.keyColumn());
+        StringBuilder values = new StringBuilder("?");
+        StringBuilder updates = new StringBuilder();
+        for (Setting s : settings) {
+            columns.append(", ").append(s.column());
+            values.append(", ?");
+            updates.append(s.column()).append(" = excluded.").append(s.column()).append(", ");
+        }
+        String sql = "INSERT INTO " + t.table() + " (" + columns + ") VALUES (" + values + ")" + " ON CONFLICT ("
+                + t.keyColumn() + ") DO UPDATE SET " + updates + "updated_at = now()";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, key);
+            for (int i = 0; i < settings.length; i++) {
+                ps.setObject(i + 2, settings[i].value(), settings[i].sqlType());
+            }
             ps.executeUpdate();
         }
         return null;
