@@ -15,14 +15,11 @@ import dev.postbox.HandlerRegistration;
 import dev.postbox.Job;
 import dev.postbox.JobRequest;
 import dev.postbox.Postbox;
-import dev.postbox.PostboxConfig;
 import dev.postbox.PostboxListener;
 import dev.postbox.RetryPolicy;
-import dev.postbox.testing.TestDatabase;
+import dev.postbox.testing.EngineRig;
 import java.nio.charset.StandardCharsets;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,23 +40,18 @@ import org.junit.jupiter.api.Test;
  */
 class AmqpRelayTest {
 
-    private static final RetryPolicy FAST = RetryPolicy.custom()
-            .base(Duration.ofMillis(50))
-            .cap(Duration.ofMillis(200))
-            .maxAttempts(50)
-            .build();
-
     private final String suffix = UUID.randomUUID().toString().substring(0, 8);
     private final String exchange = "postbox.test." + suffix;
     private final String queue = "postbox.test.q." + suffix;
-    private final List<AutoCloseable> closing = new ArrayList<>();
+    private EngineRig rig;
     private HikariDataSource db;
     private Connection broker;
     private Channel admin;
 
     @BeforeEach
     void setUp() throws Exception {
-        db = TestDatabase.create();
+        rig = new EngineRig();
+        db = rig.db();
         broker = factory().newConnection("postbox-test");
         admin = broker.createChannel();
         admin.exchangeDeclare(exchange, BuiltinExchangeType.DIRECT, false, true, null);
@@ -69,13 +61,10 @@ class AmqpRelayTest {
 
     @AfterEach
     void tearDown() throws Exception {
-        for (int i = closing.size() - 1; i >= 0; i--) {
-            closing.get(i).close();
-        }
+        rig.close();
         admin.queueDelete(queue);
         admin.exchangeDelete(exchange);
         broker.close();
-        TestDatabase.drop(db);
     }
 
     private static ConnectionFactory factory() {
@@ -89,12 +78,12 @@ class AmqpRelayTest {
 
     private AmqpRelay relay(UnaryOperator<AmqpRelay.Builder> extra) {
         AmqpRelay relay = extra.apply(AmqpRelay.builder(factory())
-                        .retryPolicy(FAST)
+                        .retryPolicy(EngineRig.FAST_RETRIES)
                         .destination(AmqpDestination.of("orders", exchange, "routed"))
                         .destination(AmqpDestination.of("unrouted", exchange, "nobody-listens"))
                         .destination(AmqpDestination.of("missing", exchange + ".does-not-exist", "routed")))
                 .build();
-        closing.add(relay);
+        rig.closeAtEnd(relay);
         return relay;
     }
 
@@ -104,22 +93,13 @@ class AmqpRelayTest {
         return postbox;
     }
 
+    /** Claims of 10: two engines share the work rather than one claiming it all. */
     private Postbox build(Postbox.Builder builder) {
-        Postbox postbox = builder.config(PostboxConfig.custom()
-                        .pollInterval(Duration.ofMillis(50))
-                        .claimBatchSize(10) // two engines share the work rather than one claiming it all
-                        .build())
-                .build();
-        closing.add(postbox::stop);
-        return postbox;
+        return rig.build(builder, config -> config.claimBatchSize(10));
     }
 
     private void commit(Postbox postbox, JobRequest request) throws SQLException {
-        try (java.sql.Connection c = db.getConnection()) {
-            c.setAutoCommit(false);
-            postbox.outbox().enqueue(c, request);
-            c.commit();
-        }
+        rig.commit(postbox, List.of(request));
     }
 
     private List<GetResponse> drain() throws Exception {
@@ -129,23 +109,6 @@ class AmqpRelayTest {
             messages.add(r);
         }
         return messages;
-    }
-
-    private long count(String sql) throws SQLException {
-        try (java.sql.Connection c = db.getConnection();
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery(sql)) {
-            rs.next();
-            return rs.getLong(1);
-        }
-    }
-
-    private String text(String sql) throws SQLException {
-        try (java.sql.Connection c = db.getConnection();
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery(sql)) {
-            return rs.next() && rs.getString(1) != null ? rs.getString(1) : "";
-        }
     }
 
     @Test
@@ -164,7 +127,7 @@ class AmqpRelayTest {
             received.addAll(drain());
             return !received.isEmpty();
         });
-        await().atMost(Duration.ofSeconds(10)).until(() -> count("SELECT count(*) FROM outbox_job") == 0);
+        await().atMost(Duration.ofSeconds(10)).until(() -> rig.count("SELECT count(*) FROM outbox_job") == 0);
         received.addAll(drain());
 
         assertThat(received).hasSize(1);
@@ -176,7 +139,7 @@ class AmqpRelayTest {
         assertThat(m.getProps().getHeaders().get("postbox-ordering-key").toString())
                 .isEqualTo("customer-7");
         assertThat(new String(m.getBody(), StandardCharsets.UTF_8)).isEqualToIgnoringWhitespace("{\"order\":4711}");
-        assertThat(count("SELECT count(*) FROM outbox_dead_letter")).isZero();
+        assertThat(rig.count("SELECT count(*) FROM outbox_dead_letter")).isZero();
     }
 
     @Test
@@ -206,7 +169,7 @@ class AmqpRelayTest {
             c.commit();
         }
 
-        await().atMost(Duration.ofSeconds(20)).until(() -> count("SELECT count(*) FROM outbox_job") == 0);
+        await().atMost(Duration.ofSeconds(20)).until(() -> rig.count("SELECT count(*) FROM outbox_job") == 0);
         List<GetResponse> received = drain();
         assertThat(received)
                 .as("the rolled-back one never, the twice-sent one once")
@@ -268,11 +231,11 @@ class AmqpRelayTest {
         await().atMost(Duration.ofSeconds(3))
                 .alias("a destination without a limit is not held up by the limited one's backlog")
                 .until(() -> unlimitedArrivals.size() == 1);
-        assertThat(count("SELECT count(*) FROM outbox_job WHERE endpoint = 'limited'"))
+        assertThat(rig.count("SELECT count(*) FROM outbox_job WHERE endpoint = 'limited'"))
                 .as("the limited backlog is still waiting")
                 .isPositive();
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> count("SELECT count(*) FROM outbox_job") == 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> rig.count("SELECT count(*) FROM outbox_job") == 0);
         await().atMost(Duration.ofSeconds(5)).until(() -> arrivals.size() == messages);
         List<Long> times = arrivals.stream().sorted().toList();
         double span = (times.get(messages - 1) - started) / 1e9;
@@ -284,10 +247,10 @@ class AmqpRelayTest {
                 .isLessThanOrEqualTo(2 * perSecond + 2);
         assertThat(first.get()).as("the first engine relayed some").isPositive();
         assertThat(second.get()).as("the second engine relayed some").isPositive();
-        assertThat(count("SELECT max(attempts) FROM outbox_job_archive"))
+        assertThat(rig.count("SELECT max(attempts) FROM outbox_job_archive"))
                 .as("waiting for the limit spends no attempt")
                 .isEqualTo(1);
-        assertThat(text("SELECT string_agg(DISTINCT endpoint, ',') FROM outbox_rate_bucket"))
+        assertThat(rig.text("SELECT string_agg(DISTINCT endpoint, ',') FROM outbox_rate_bucket"))
                 .as("one bucket for the destination, shared by both engines")
                 .isEqualTo("amqp:limited");
     }
@@ -331,8 +294,8 @@ class AmqpRelayTest {
         commit(postbox, relay.message("unrouted", Map.of("n", 1), "unrouted-1"));
 
         await().atMost(Duration.ofSeconds(20))
-                .until(() -> text("SELECT last_error FROM outbox_job"), e -> e.contains("312 NO_ROUTE"));
-        assertThat(text("SELECT last_error FROM outbox_job"))
+                .until(() -> rig.text("SELECT last_error FROM outbox_job"), e -> e.contains("312 NO_ROUTE"));
+        assertThat(rig.text("SELECT last_error FROM outbox_job"))
                 .contains("AMQP destination 'unrouted'")
                 .contains("routing key 'nobody-listens'");
 
@@ -342,7 +305,7 @@ class AmqpRelayTest {
             received.addAll(drain());
             return !received.isEmpty();
         });
-        await().atMost(Duration.ofSeconds(10)).until(() -> count("SELECT count(*) FROM outbox_job") == 0);
+        await().atMost(Duration.ofSeconds(10)).until(() -> rig.count("SELECT count(*) FROM outbox_job") == 0);
         assertThat(received).extracting(m -> m.getProps().getMessageId()).containsExactly("unrouted-1");
     }
 
@@ -356,11 +319,11 @@ class AmqpRelayTest {
         Postbox postbox = start(Postbox.builder(db).module(relay));
 
         commit(postbox, relay.message("missing", Map.of("n", 1), "missing-1"));
-        await().atMost(Duration.ofSeconds(20)).until(() -> count("SELECT count(*) FROM outbox_dead_letter") == 1);
-        assertThat(text("SELECT last_error FROM outbox_dead_letter"))
+        await().atMost(Duration.ofSeconds(20)).until(() -> rig.count("SELECT count(*) FROM outbox_dead_letter") == 1);
+        assertThat(rig.text("SELECT last_error FROM outbox_dead_letter"))
                 .contains("AMQP destination 'missing'")
                 .contains("404 NOT_FOUND");
-        assertThat(count("SELECT attempts FROM outbox_dead_letter")).isEqualTo(3);
+        assertThat(rig.count("SELECT attempts FROM outbox_dead_letter")).isEqualTo(3);
 
         commit(postbox, relay.message("orders", Map.of("n", 2), "after-the-failure"));
         List<GetResponse> received = new ArrayList<>();
@@ -385,11 +348,11 @@ class AmqpRelayTest {
                                 throw new IllegalStateException("the worker died after the broker's confirm");
                             }
                         })
-                        .retryPolicy(FAST)));
+                        .retryPolicy(EngineRig.FAST_RETRIES)));
 
         commit(postbox, relay.message("orders", Map.of("n", 1), null));
 
-        await().atMost(Duration.ofSeconds(20)).until(() -> count("SELECT count(*) FROM outbox_job") == 0);
+        await().atMost(Duration.ofSeconds(20)).until(() -> rig.count("SELECT count(*) FROM outbox_job") == 0);
         List<GetResponse> received = drain();
         assertThat(received).hasSize(2);
         assertThat(received.get(0).getProps().getMessageId())

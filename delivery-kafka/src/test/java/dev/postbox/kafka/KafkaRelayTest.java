@@ -8,13 +8,10 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.BatchHandlerRegistration;
 import dev.postbox.JobRequest;
 import dev.postbox.Postbox;
-import dev.postbox.PostboxConfig;
 import dev.postbox.RetryPolicy;
-import dev.postbox.testing.TestDatabase;
+import dev.postbox.testing.EngineRig;
 import java.nio.charset.StandardCharsets;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -47,11 +44,6 @@ import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
  */
 class KafkaRelayTest {
 
-    private static final RetryPolicy FAST = RetryPolicy.custom()
-            .base(Duration.ofMillis(50))
-            .cap(Duration.ofMillis(200))
-            .maxAttempts(50)
-            .build();
     private static final String TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
 
     private static EmbeddedKafkaKraftBroker broker;
@@ -74,7 +66,7 @@ class KafkaRelayTest {
     private final String suffix = UUID.randomUUID().toString().substring(0, 8);
     private final String topic = "postbox-test-" + suffix;
     private final String tinyTopic = "postbox-tiny-" + suffix;
-    private final List<AutoCloseable> closing = new ArrayList<>();
+    private EngineRig rig;
     private HikariDataSource db;
 
     @BeforeAll
@@ -91,7 +83,8 @@ class KafkaRelayTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        db = TestDatabase.create();
+        rig = new EngineRig();
+        db = rig.db();
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.getBrokersAsString()))) {
             admin.createTopics(List.of(
                             new NewTopic(topic, 3, (short) 1),
@@ -104,38 +97,25 @@ class KafkaRelayTest {
 
     @AfterEach
     void tearDown() throws Exception {
-        for (int i = closing.size() - 1; i >= 0; i--) {
-            closing.get(i).close();
-        }
-        TestDatabase.drop(db);
+        rig.close();
     }
 
     private KafkaRelay relay(UnaryOperator<KafkaRelay.Builder> extra) {
         KafkaRelay relay = extra.apply(KafkaRelay.builder(Map.of("bootstrap.servers", broker.getBrokersAsString()))
-                        .retryPolicy(FAST)
+                        .retryPolicy(EngineRig.FAST_RETRIES)
                         .destination(KafkaDestination.of("orders", topic))
                         .destination(KafkaDestination.of("tiny", tinyTopic)))
                 .build();
-        closing.add(relay);
+        rig.closeAtEnd(relay);
         return relay;
     }
 
     private Postbox engine(Postbox.Builder builder) {
-        Postbox postbox = builder.config(PostboxConfig.custom()
-                        .pollInterval(Duration.ofMillis(50))
-                        .concurrency(4)
-                        .build())
-                .build();
-        closing.add(postbox::stop);
-        return postbox;
+        return rig.build(builder, config -> config.concurrency(4));
     }
 
     private void commit(Postbox postbox, List<JobRequest> requests) throws SQLException {
-        try (java.sql.Connection c = db.getConnection()) {
-            c.setAutoCommit(false);
-            postbox.outbox().enqueueAll(c, requests);
-            c.commit();
-        }
+        rig.commit(postbox, requests);
     }
 
     private List<ConsumerRecord<byte[], byte[]>> consume(String topic, int partitions, int expected) {
@@ -159,23 +139,6 @@ class KafkaRelayTest {
             consumer.poll(Duration.ofMillis(500)).forEach(records::add);
         }
         return records;
-    }
-
-    private long count(String sql) throws SQLException {
-        try (java.sql.Connection c = db.getConnection();
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery(sql)) {
-            rs.next();
-            return rs.getLong(1);
-        }
-    }
-
-    private String text(String sql) throws SQLException {
-        try (java.sql.Connection c = db.getConnection();
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery(sql)) {
-            return rs.next() && rs.getString(1) != null ? rs.getString(1) : "";
-        }
     }
 
     private static String header(ConsumerRecord<byte[], byte[]> record, String name) {
@@ -207,7 +170,7 @@ class KafkaRelayTest {
         commit(postbox, requests);
         postbox.start();
 
-        await().atMost(Duration.ofSeconds(60)).until(() -> count("SELECT count(*) FROM outbox_job") == 0);
+        await().atMost(Duration.ofSeconds(60)).until(() -> rig.count("SELECT count(*) FROM outbox_job") == 0);
         List<ConsumerRecord<byte[], byte[]>> records = consume(topic, 3, keys * perKey);
 
         assertThat(records).hasSize(keys * perKey);
@@ -232,7 +195,7 @@ class KafkaRelayTest {
             }
             assertThat(sequence.get("customer-" + k)).as("customer-" + k).containsExactlyElementsOf(expected);
         }
-        assertThat(count("SELECT count(*) FROM outbox_dead_letter")).isZero();
+        assertThat(rig.count("SELECT count(*) FROM outbox_dead_letter")).isZero();
     }
 
     @Test
@@ -245,7 +208,7 @@ class KafkaRelayTest {
                             batchSizes.add(batch.jobs().size());
                             real.handler().handle(batch);
                         })
-                        .retryPolicy(FAST)));
+                        .retryPolicy(EngineRig.FAST_RETRIES)));
         List<JobRequest> requests = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
             requests.add(relay.message("orders", Map.of("n", i), "batch-" + i));
@@ -255,9 +218,9 @@ class KafkaRelayTest {
         assertThat(postbox.runDueJobs()).isEqualTo(40);
 
         assertThat(batchSizes).containsExactly(40);
-        assertThat(count("SELECT count(*) FROM outbox_job_archive WHERE state = 'done'"))
+        assertThat(rig.count("SELECT count(*) FROM outbox_job_archive WHERE state = 'done'"))
                 .isEqualTo(40);
-        assertThat(count("SELECT count(DISTINCT finished_at) FROM outbox_job_archive"))
+        assertThat(rig.count("SELECT count(DISTINCT finished_at) FROM outbox_job_archive"))
                 .as("completed in one statement")
                 .isOne();
         assertThat(consume(topic, 3, 40)).hasSize(40);
@@ -279,7 +242,7 @@ class KafkaRelayTest {
                                                 job, new IllegalStateException("the worker died after the ack")));
                             }
                         })
-                        .retryPolicy(FAST)));
+                        .retryPolicy(EngineRig.FAST_RETRIES)));
         commit(
                 postbox,
                 List.of(relay.messageBuilder("orders", Map.of("n", 1), null)
@@ -287,7 +250,7 @@ class KafkaRelayTest {
                         .build()));
         postbox.start();
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> count("SELECT count(*) FROM outbox_job") == 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> rig.count("SELECT count(*) FROM outbox_job") == 0);
         List<ConsumerRecord<byte[], byte[]>> records = consume(topic, 3, 2);
 
         assertThat(records).hasSize(2);
@@ -313,12 +276,12 @@ class KafkaRelayTest {
 
         assertThat(postbox.runDueJobs()).isEqualTo(2);
 
-        assertThat(count("SELECT count(*) FROM outbox_dead_letter")).isOne();
-        assertThat(text("SELECT last_error FROM outbox_dead_letter"))
+        assertThat(rig.count("SELECT count(*) FROM outbox_dead_letter")).isOne();
+        assertThat(rig.text("SELECT last_error FROM outbox_dead_letter"))
                 .contains("Kafka destination 'tiny' (topic '" + tinyTopic + "')")
                 .contains("RecordTooLargeException")
                 .contains("larger than the max message size the server will accept");
-        assertThat(count("SELECT attempts FROM outbox_dead_letter"))
+        assertThat(rig.count("SELECT attempts FROM outbox_dead_letter"))
                 .as("at once")
                 .isOne();
         assertThat(consume(tinyTopic, 1, 1))
@@ -336,14 +299,14 @@ class KafkaRelayTest {
         postbox.start();
 
         await().atMost(Duration.ofSeconds(30))
-                .until(() -> text("SELECT last_error FROM outbox_job"), e -> e.contains("not present in metadata"));
-        assertThat(text("SELECT last_error FROM outbox_job")).contains("Kafka destination 'later'");
-        assertThat(count("SELECT count(*) FROM outbox_dead_letter")).isZero();
+                .until(() -> rig.text("SELECT last_error FROM outbox_job"), e -> e.contains("not present in metadata"));
+        assertThat(rig.text("SELECT last_error FROM outbox_job")).contains("Kafka destination 'later'");
+        assertThat(rig.count("SELECT count(*) FROM outbox_dead_letter")).isZero();
 
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.getBrokersAsString()))) {
             admin.createTopics(List.of(new NewTopic(later, 1, (short) 1))).all().get();
         }
-        await().atMost(Duration.ofSeconds(30)).until(() -> count("SELECT count(*) FROM outbox_job") == 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> rig.count("SELECT count(*) FROM outbox_job") == 0);
         assertThat(consume(later, 1, 1))
                 .extracting(r -> header(r, "postbox-key"))
                 .containsExactly("later-1");
@@ -367,7 +330,8 @@ class KafkaRelayTest {
         assertThat(Duration.ofNanos(System.nanoTime() - t0))
                 .as("one metadata wait of 2 s for the batch, not 20")
                 .isLessThan(Duration.ofSeconds(15));
-        assertThat(count("SELECT count(*) FROM outbox_dead_letter WHERE last_error LIKE '%not present in metadata%'"))
+        assertThat(rig.count(
+                        "SELECT count(*) FROM outbox_dead_letter WHERE last_error LIKE '%not present in metadata%'"))
                 .isEqualTo(20);
     }
 
@@ -384,15 +348,15 @@ class KafkaRelayTest {
 
         postbox.runDueJobs();
 
-        assertThat(count("SELECT count(*) FROM outbox_job_archive"))
+        assertThat(rig.count("SELECT count(*) FROM outbox_job_archive"))
                 .as("one second's burst")
                 .isEqualTo(2);
-        assertThat(count("SELECT count(*) FROM outbox_job WHERE attempts = 0 AND state = 'pending'"))
+        assertThat(rig.count("SELECT count(*) FROM outbox_job WHERE attempts = 0 AND state = 'pending'"))
                 .as("the rest waits, uncharged")
                 .isEqualTo(6);
 
         postbox.start();
-        await().atMost(Duration.ofSeconds(30)).until(() -> count("SELECT count(*) FROM outbox_job") == 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> rig.count("SELECT count(*) FROM outbox_job") == 0);
         assertThat(consume(topic, 3, 8)).hasSize(8);
     }
 
@@ -415,20 +379,20 @@ class KafkaRelayTest {
         long t0 = System.nanoTime();
         commit(first, requests(one, "early"));
         first.runDueJobs();
-        assertThat(count(limited)).as("the first engine: the burst").isEqualTo(perSecond);
+        assertThat(rig.count(limited)).as("the first engine: the burst").isEqualTo(perSecond);
         commit(second, requests(two, "late"));
         second.runDueJobs();
         double elapsed = (System.nanoTime() - t0) / 1e9;
 
-        long sent = count(limited);
+        long sent = rig.count(limited);
         assertThat(sent)
                 .as("the second engine gets what the shared bucket refilled in %.2f s, not a burst of its own", elapsed)
                 .isLessThanOrEqualTo(perSecond + (long) Math.ceil(perSecond * elapsed))
                 .isLessThan(2L * perSecond);
-        assertThat(count("SELECT count(*) FROM outbox_job WHERE attempts = 0 AND state = 'pending'"))
+        assertThat(rig.count("SELECT count(*) FROM outbox_job WHERE attempts = 0 AND state = 'pending'"))
                 .as("the rest waits, uncharged")
                 .isEqualTo(20 - sent);
-        assertThat(count("SELECT count(*) FROM outbox_rate_bucket WHERE endpoint = 'kafka:limited'"))
+        assertThat(rig.count("SELECT count(*) FROM outbox_rate_bucket WHERE endpoint = 'kafka:limited'"))
                 .isEqualTo(1);
     }
 

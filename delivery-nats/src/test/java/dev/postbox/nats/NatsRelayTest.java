@@ -9,10 +9,9 @@ import dev.postbox.HandlerRegistration;
 import dev.postbox.Job;
 import dev.postbox.JobRequest;
 import dev.postbox.Postbox;
-import dev.postbox.PostboxConfig;
 import dev.postbox.PostboxListener;
 import dev.postbox.RetryPolicy;
-import dev.postbox.testing.TestDatabase;
+import dev.postbox.testing.EngineRig;
 import io.nats.client.Connection;
 import io.nats.client.Dispatcher;
 import io.nats.client.JetStreamManagement;
@@ -22,9 +21,7 @@ import io.nats.client.api.MessageInfo;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
 import java.nio.charset.StandardCharsets;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,24 +42,19 @@ import org.junit.jupiter.api.Test;
  */
 class NatsRelayTest {
 
-    private static final RetryPolicy FAST = RetryPolicy.custom()
-            .base(Duration.ofMillis(50))
-            .cap(Duration.ofMillis(200))
-            .maxAttempts(50)
-            .build();
-
     private final String suffix = UUID.randomUUID().toString().substring(0, 8);
     private final String stream = "POSTBOX_TEST_" + suffix;
     private final String subject = "ptest." + suffix + ".orders";
     private final List<String> streams = new ArrayList<>();
-    private final List<AutoCloseable> closing = new ArrayList<>();
+    private EngineRig rig;
     private HikariDataSource db;
     private Connection nats;
     private JetStreamManagement jsm;
 
     @BeforeEach
     void setUp() throws Exception {
-        db = TestDatabase.create();
+        rig = new EngineRig();
+        db = rig.db();
         nats = Nats.connect(options());
         jsm = nats.jetStreamManagement();
         addStream(stream, "ptest." + suffix + ".orders");
@@ -80,14 +72,11 @@ class NatsRelayTest {
 
     @AfterEach
     void tearDown() throws Exception {
-        for (int i = closing.size() - 1; i >= 0; i--) {
-            closing.get(i).close();
-        }
+        rig.close();
         for (String s : streams) {
             jsm.deleteStream(s);
         }
         nats.close();
-        TestDatabase.drop(db);
     }
 
     private static Options options() {
@@ -99,13 +88,13 @@ class NatsRelayTest {
 
     private NatsRelay relay(UnaryOperator<NatsRelay.Builder> extra) {
         NatsRelay relay = extra.apply(NatsRelay.builder(options())
-                        .retryPolicy(FAST)
+                        .retryPolicy(EngineRig.FAST_RETRIES)
                         .ackTimeout(Duration.ofMillis(500))
                         .destination(NatsDestination.of("orders", subject, stream))
                         .destination(NatsDestination.of("unstored", "ptest." + suffix + "-unstored.x"))
                         .destination(NatsDestination.of("wrong-stream", subject, "SOME_OTHER_STREAM")))
                 .build();
-        closing.add(relay);
+        rig.closeAtEnd(relay);
         return relay;
     }
 
@@ -115,43 +104,17 @@ class NatsRelayTest {
         return postbox;
     }
 
+    /** Claims of 10: two engines share the work rather than one claiming it all. */
     private Postbox build(Postbox.Builder builder) {
-        Postbox postbox = builder.config(PostboxConfig.custom()
-                        .pollInterval(Duration.ofMillis(50))
-                        .claimBatchSize(10) // two engines share the work rather than one claiming it all
-                        .build())
-                .build();
-        closing.add(postbox::stop);
-        return postbox;
+        return rig.build(builder, config -> config.claimBatchSize(10));
     }
 
     private void commit(Postbox postbox, JobRequest request) throws SQLException {
-        try (java.sql.Connection c = db.getConnection()) {
-            c.setAutoCommit(false);
-            postbox.outbox().enqueue(c, request);
-            c.commit();
-        }
+        rig.commit(postbox, List.of(request));
     }
 
     private long stored(String name) throws Exception {
         return jsm.getStreamInfo(name).getStreamState().getMsgCount();
-    }
-
-    private long count(String sql) throws SQLException {
-        try (java.sql.Connection c = db.getConnection();
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery(sql)) {
-            rs.next();
-            return rs.getLong(1);
-        }
-    }
-
-    private String text(String sql) throws SQLException {
-        try (java.sql.Connection c = db.getConnection();
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery(sql)) {
-            return rs.next() && rs.getString(1) != null ? rs.getString(1) : "";
-        }
     }
 
     @Test
@@ -165,7 +128,7 @@ class NatsRelayTest {
                         .orderingKey("customer-7")
                         .build());
 
-        await().atMost(Duration.ofSeconds(20)).until(() -> count("SELECT count(*) FROM outbox_job") == 0);
+        await().atMost(Duration.ofSeconds(20)).until(() -> rig.count("SELECT count(*) FROM outbox_job") == 0);
         assertThat(stored(stream)).isEqualTo(1);
         MessageInfo m = jsm.getMessage(stream, 1);
         assertThat(m.getSubject()).isEqualTo(subject);
@@ -173,7 +136,7 @@ class NatsRelayTest {
         assertThat(m.getHeaders().getFirst("postbox-key")).isEqualTo("order-4711-created");
         assertThat(m.getHeaders().getFirst("postbox-ordering-key")).isEqualTo("customer-7");
         assertThat(new String(m.getData(), StandardCharsets.UTF_8)).isEqualToIgnoringWhitespace("{\"order\":4711}");
-        assertThat(count("SELECT count(*) FROM outbox_dead_letter")).isZero();
+        assertThat(rig.count("SELECT count(*) FROM outbox_dead_letter")).isZero();
     }
 
     @Test
@@ -196,7 +159,7 @@ class NatsRelayTest {
             c.commit();
         }
 
-        await().atMost(Duration.ofSeconds(20)).until(() -> count("SELECT count(*) FROM outbox_job") == 0);
+        await().atMost(Duration.ofSeconds(20)).until(() -> rig.count("SELECT count(*) FROM outbox_job") == 0);
         assertThat(stored(stream))
                 .as("the rolled-back one never, the twice-sent one once")
                 .isEqualTo(1);
@@ -253,11 +216,11 @@ class NatsRelayTest {
         await().atMost(Duration.ofSeconds(3))
                 .alias("a destination without a limit is not held up by the limited one's backlog")
                 .until(() -> unlimitedArrivals.size() == 1);
-        assertThat(count("SELECT count(*) FROM outbox_job WHERE endpoint = 'limited'"))
+        assertThat(rig.count("SELECT count(*) FROM outbox_job WHERE endpoint = 'limited'"))
                 .as("the limited backlog is still waiting")
                 .isPositive();
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> count("SELECT count(*) FROM outbox_job") == 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> rig.count("SELECT count(*) FROM outbox_job") == 0);
         assertThat(arrivals).hasSize(messages);
         List<Long> times = arrivals.stream().sorted().toList();
         double span = (times.get(messages - 1) - started) / 1e9;
@@ -269,10 +232,10 @@ class NatsRelayTest {
                 .isLessThanOrEqualTo(2 * perSecond + 2);
         assertThat(first.get()).as("the first engine relayed some").isPositive();
         assertThat(second.get()).as("the second engine relayed some").isPositive();
-        assertThat(count("SELECT max(attempts) FROM outbox_job_archive"))
+        assertThat(rig.count("SELECT max(attempts) FROM outbox_job_archive"))
                 .as("waiting for the limit spends no attempt")
                 .isEqualTo(1);
-        assertThat(count("SELECT count(*) FROM outbox_dead_letter")).isZero();
+        assertThat(rig.count("SELECT count(*) FROM outbox_dead_letter")).isZero();
     }
 
     static int busiestSecond(List<Long> sortedNanos) {
@@ -299,7 +262,7 @@ class NatsRelayTest {
         commit(postbox, relay.message("orders", Map.of("n", "marker"), "marker"));
 
         await().atMost(Duration.ofSeconds(20)).until(() -> stored(stream) >= 1);
-        await().atMost(Duration.ofSeconds(10)).until(() -> count("SELECT count(*) FROM outbox_job") == 0);
+        await().atMost(Duration.ofSeconds(10)).until(() -> rig.count("SELECT count(*) FROM outbox_job") == 0);
         assertThat(stored(stream)).isEqualTo(1);
         assertThat(jsm.getMessage(stream, 1).getHeaders().getFirst("Nats-Msg-Id"))
                 .isEqualTo("marker");
@@ -319,13 +282,13 @@ class NatsRelayTest {
                                 throw new IllegalStateException("the worker died after the stream's acknowledgement");
                             }
                         })
-                        .retryPolicy(FAST)));
+                        .retryPolicy(EngineRig.FAST_RETRIES)));
 
         commit(postbox, relay.message("orders", Map.of("n", 1), null));
 
-        await().atMost(Duration.ofSeconds(20)).until(() -> count("SELECT count(*) FROM outbox_job") == 0);
+        await().atMost(Duration.ofSeconds(20)).until(() -> rig.count("SELECT count(*) FROM outbox_job") == 0);
         assertThat(crashed).isTrue();
-        assertThat(count("SELECT attempts FROM outbox_job_archive"))
+        assertThat(rig.count("SELECT attempts FROM outbox_job_archive"))
                 .as("published twice")
                 .isEqualTo(2);
         assertThat(stored(stream))
@@ -342,13 +305,13 @@ class NatsRelayTest {
 
         await().atMost(Duration.ofSeconds(20))
                 .until(
-                        () -> text("SELECT last_error FROM outbox_job"),
+                        () -> rig.text("SELECT last_error FROM outbox_job"),
                         e -> e.contains("no acknowledgement from a stream"));
-        assertThat(text("SELECT last_error FROM outbox_job")).contains("NATS destination 'unstored'");
+        assertThat(rig.text("SELECT last_error FROM outbox_job")).contains("NATS destination 'unstored'");
 
         String late = "POSTBOX_TEST_LATE_" + suffix;
         addStream(late, "ptest." + suffix + "-unstored.>");
-        await().atMost(Duration.ofSeconds(20)).until(() -> count("SELECT count(*) FROM outbox_job") == 0);
+        await().atMost(Duration.ofSeconds(20)).until(() -> rig.count("SELECT count(*) FROM outbox_job") == 0);
         assertThat(stored(late)).isEqualTo(1);
     }
 
@@ -363,8 +326,8 @@ class NatsRelayTest {
 
         commit(postbox, relay.message("wrong-stream", Map.of("n", 1), "wrong-1"));
 
-        await().atMost(Duration.ofSeconds(20)).until(() -> count("SELECT count(*) FROM outbox_dead_letter") == 1);
-        assertThat(text("SELECT last_error FROM outbox_dead_letter"))
+        await().atMost(Duration.ofSeconds(20)).until(() -> rig.count("SELECT count(*) FROM outbox_dead_letter") == 1);
+        assertThat(rig.text("SELECT last_error FROM outbox_dead_letter"))
                 .contains("NATS destination 'wrong-stream'")
                 .contains("the stream refused the message");
         assertThat(stored(stream)).isZero();
