@@ -11,6 +11,8 @@ import java.net.InetAddress;
 import java.net.Proxy;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import javax.net.SocketFactory;
 import okhttp3.Dns;
 import okhttp3.HttpUrl;
@@ -48,6 +50,14 @@ public final class SsrfGuard {
 
     private final SsrfPolicy policy;
     private final SocketFactory guardedSockets;
+
+    /**
+     * URLs that passed {@link #validateUrl} (the policy is fixed, and the check reads nothing else):
+     * each delivery validates its endpoint's URL again, and parsing it is most of the check's cost.
+     */
+    private final Set<String> validUrls = ConcurrentHashMap.newKeySet();
+
+    private static final int VALID_URLS_KEPT = 4_096;
 
     private SsrfGuard(SsrfPolicy policy) {
         this.policy = policy;
@@ -139,6 +149,17 @@ public final class SsrfGuard {
      */
     public void validateUrl(String url) {
         Require.notNull(url, "url");
+        if (validUrls.contains(url)) {
+            return;
+        }
+        check(url);
+        if (validUrls.size() >= VALID_URLS_KEPT) {
+            validUrls.clear();
+        }
+        validUrls.add(url);
+    }
+
+    private void check(String url) {
         HttpUrl parsed = HttpUrl.parse(url.strip());
         if (parsed == null) {
             throw new ForbiddenDestinationException(

@@ -326,14 +326,16 @@ final class WebhookDeliveryHandler implements OutcomeHandler {
      */
     private JobOutcome conclude(Endpoint endpoint, AttemptResult r) {
         String name = endpoint.name();
+        if (r.outcome() == DeliveryOutcome.DONE) {
+            if (endpoint.consecutiveFailures() > 0 || locallyFailing.remove(name)) {
+                registry.recordSuccess(name);
+            }
+            return JobOutcome.done();
+        }
+        // the attempt log's details of a failed attempt (a done one carries none)
         JobOutcome.Details details = new JobOutcome.Details(r.statusCode(), DeliveryFailureDetails.json(name, r));
         return switch (r.outcome()) {
-            case DONE -> {
-                if (endpoint.consecutiveFailures() > 0 || locallyFailing.remove(name)) {
-                    registry.recordSuccess(name);
-                }
-                yield JobOutcome.done();
-            }
+            case DONE -> JobOutcome.done();
             case RETRY -> {
                 if (Integer.valueOf(429).equals(r.statusCode())) {
                     lowerRate(endpoint, r);
