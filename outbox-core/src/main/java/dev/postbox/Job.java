@@ -196,15 +196,18 @@ public final class Job {
         private @Nullable String installationId;
         private @Nullable String tenant;
 
+        // Only null is refused: the engine builds claimed jobs with this builder, and a row written by
+        // hand with a blank kind or queue must reach the handler lookup (an unknown kind waits and is
+        // offered again, visible in the admin), not fail every claim that returns it.
         private Builder(long id, String kind, String payloadJson, JsonCodec codec) {
             this.id = id;
-            this.kind = Require.notBlank(kind, "kind");
+            this.kind = Require.notNull(kind, "kind");
             this.payloadJson = Require.notNull(payloadJson, "payloadJson");
             this.codec = Require.notNull(codec, "codec");
         }
 
         public Builder queue(String queue) {
-            this.queue = Require.notBlank(queue, "queue");
+            this.queue = Require.notNull(queue, "queue");
             return this;
         }
 
