@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /** Issue 12 items 3 and 4: NUL characters and over-long keys and names get clear errors, nothing is lost. */
@@ -131,6 +133,30 @@ class BadInputTest extends DatabaseTest {
         jdbc.update("INSERT INTO outbox_queue (name, paused) VALUES (?, true)", queue);
         postbox.runDueJobs();
         assertThat(count("SELECT count(*) FROM outbox_job_archive WHERE idempotency_key = ?", key))
+                .isOne();
+    }
+
+    /**
+     * Rows written by plain SQL (another service, an operator) with headers that are not an object of
+     * strings, or with a blank kind, still reach the handler lookup; none of them stops the claim that
+     * returns the others.
+     */
+    @Test
+    void rowsWrittenBySqlWithOddHeadersOrABlankKindDoNotStopTheClaim() {
+        List<Map<String, String>> seen = new CopyOnWriteArrayList<>();
+        Postbox postbox = engine(job -> seen.add(job.headers()));
+        jdbc.update("INSERT INTO outbox_job (queue, kind, payload, headers) VALUES"
+                + " ('default', 'work', '{}', '{\"a\": null, \"b\": 1, \"c\": \"x\", \"d\": {\"e\": 2}, \"f\": true}'),"
+                + " ('default', 'work', '{}', '[1, 2]'),"
+                + " ('default', 'work', '{}', NULL),"
+                + " ('default', '', '{}', NULL)");
+
+        postbox.runDueJobs();
+
+        assertThat(seen).containsExactlyInAnyOrder(Map.of("b", "1", "c", "x", "f", "true"), Map.of(), Map.of());
+        assertThat(count("SELECT count(*) FROM outbox_job_archive")).isEqualTo(3);
+        assertThat(count("SELECT count(*) FROM outbox_job WHERE kind = '' AND state IN ('pending', 'retry')"))
+                .as("the blank kind waits as an unknown kind, it is not lost")
                 .isOne();
     }
 

@@ -283,10 +283,8 @@ public final class ClaimStore {
         return caps;
     }
 
-    @SuppressWarnings("unchecked")
     private ClaimedJob readClaimed(ResultSet rs, long leaseEndNanos) throws SQLException {
-        String headersJson = rs.getString(10);
-        Map<String, String> headers = headersJson == null ? Map.of() : codec.fromJson(headersJson, Map.class);
+        Map<String, String> headers = ClaimedHeaders.read(rs.getLong(1), rs.getString(10), codec);
         java.time.Instant createdAt = rs.getTimestamp(11).toInstant();
         Installation installation = this.installation;
         Job job = Job.builder(rs.getLong(1), rs.getString(3), rs.getString(4), codec)
