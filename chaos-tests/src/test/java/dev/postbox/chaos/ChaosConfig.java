@@ -160,7 +160,9 @@ public record ChaosConfig(
                         // stops per run froze one)
                         80,
                         Duration.ofSeconds(10),
-                        Duration.ofSeconds(90),
+                        // the drain ends once every job is terminal; a run that produced to its cap
+                        // left 214 rate-limited webhooks after 90 s on a slow box (2026-12-02)
+                        Duration.ofSeconds(240),
                         false),
                 defaultEngine(),
                 new Faults(
