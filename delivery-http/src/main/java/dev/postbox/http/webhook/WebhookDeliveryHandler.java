@@ -326,37 +326,39 @@ final class WebhookDeliveryHandler implements OutcomeHandler {
      */
     private JobOutcome conclude(Endpoint endpoint, AttemptResult r) {
         String name = endpoint.name();
-        if (r.outcome() == DeliveryOutcome.DONE) {
-            if (endpoint.consecutiveFailures() > 0 || locallyFailing.remove(name)) {
-                registry.recordSuccess(name);
-            }
-            return JobOutcome.done();
-        }
-        // the attempt log's details of a failed attempt (a done one carries none)
-        JobOutcome.Details details = new JobOutcome.Details(r.statusCode(), DeliveryFailureDetails.json(name, r));
         return switch (r.outcome()) {
-            case DONE -> JobOutcome.done();
+            case DONE -> {
+                if (endpoint.consecutiveFailures() > 0 || locallyFailing.remove(name)) {
+                    registry.recordSuccess(name);
+                }
+                yield JobOutcome.done();
+            }
             case RETRY -> {
                 if (Integer.valueOf(429).equals(r.statusCode())) {
                     lowerRate(endpoint, r);
                 }
                 recordFailure(name, r);
-                JobOutcome.Retry retry = JobOutcome.retry(describe(name, r)).withDetails(details);
+                JobOutcome.Retry retry = JobOutcome.retry(describe(name, r)).withDetails(details(name, r));
                 if (r.retryAfter() != null) {
                     retry = retry.after(r.retryAfter());
                 }
                 Optional<RetryPolicy> own = endpoint.retryPolicy();
                 yield own.isPresent() ? retry.withPolicy(own.get()) : retry;
             }
-            case DEAD -> JobOutcome.dead(describe(name, r)).withDetails(details);
+            case DEAD -> JobOutcome.dead(describe(name, r)).withDetails(details(name, r));
             case DISABLE_ENDPOINT -> {
                 String reason = "HTTP " + r.statusCode() + " Gone: the receiver says this endpoint no longer exists";
                 registry.disable(name, WebhookListener.DisableCause.GONE, reason);
                 yield JobOutcome.dead(describe(name, r) + "; endpoint disabled")
                         .withCause(EndpointRegistry.DISABLED_CAUSE)
-                        .withDetails(details);
+                        .withDetails(details(name, r));
             }
         };
+    }
+
+    /** The attempt log's details of a failed attempt (a done one carries none, so none are built). */
+    private static JobOutcome.Details details(String name, AttemptResult r) {
+        return new JobOutcome.Details(r.statusCode(), DeliveryFailureDetails.json(name, r));
     }
 
     private void lowerRate(Endpoint endpoint, AttemptResult r) {
