@@ -3,11 +3,20 @@ package dev.postbox.spring.test;
 import dev.postbox.JsonCodec;
 import dev.postbox.Postbox;
 import dev.postbox.PostboxSchema;
+import dev.postbox.internal.TestSupportStore;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
+import java.util.stream.Collectors;
 import javax.sql.DataSource;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.jdbc.support.SQLExceptionTranslator;
 
 /**
  * Test support for applications using Postbox, in the spirit of River's {@code rivertest}: assert
@@ -28,37 +37,39 @@ import org.springframework.jdbc.core.JdbcTemplate;
 public final class PostboxTestHelper {
 
     private final Postbox postbox;
-    private final JdbcTemplate jdbc;
+    private final DataSource dataSource;
     private final JsonCodec codec;
     private final PostboxSchema schema;
+    private final TestSupportStore store = new TestSupportStore();
+    private final SQLExceptionTranslator exceptions;
 
     public PostboxTestHelper(Postbox postbox, DataSource dataSource, JsonCodec codec) {
         this.postbox = postbox;
-        this.jdbc = new JdbcTemplate(dataSource);
+        this.dataSource = dataSource;
         this.codec = codec;
-        // In a test's transaction JdbcTemplate gets the transaction's own connection, unqualified: the
-        // statements name Postbox's schema (postbox.schema.name) themselves.
         this.schema = PostboxSchema.of(dataSource);
+        // A failed statement is the DataAccessException JdbcTemplate would throw for it.
+        this.exceptions = new JdbcTemplate(dataSource).getExceptionTranslator();
     }
 
     /** Jobs of the kind waiting or running in {@code outbox_job}, oldest first. */
     public List<EnqueuedJob> enqueued(String kind) {
-        return jdbc.query(
-                schema.qualify("SELECT id, queue, kind, payload::text AS payload, idempotency_key, ordering_key,"
-                        + " priority, state, attempts, run_at FROM outbox_job WHERE kind = ? ORDER BY id"),
-                (rs, n) -> new EnqueuedJob(
-                        rs.getLong("id"),
-                        rs.getString("queue"),
-                        rs.getString("kind"),
-                        rs.getString("payload"),
-                        rs.getString("idempotency_key"),
-                        rs.getString("ordering_key"),
-                        rs.getInt("priority"),
-                        rs.getString("state"),
-                        rs.getInt("attempts"),
-                        rs.getTimestamp("run_at").toInstant(),
-                        codec),
-                kind);
+        return onTestConnection(
+                "Reading the jobs of kind '" + kind + "'",
+                c -> store.jobsOfKind(c, kind).stream()
+                        .map(j -> new EnqueuedJob(
+                                j.id(),
+                                j.queue(),
+                                j.kind(),
+                                j.payloadJson(),
+                                j.idempotencyKey(),
+                                j.orderingKey(),
+                                j.priority(),
+                                j.state(),
+                                j.attempts(),
+                                j.runAt(),
+                                codec))
+                        .collect(Collectors.toCollection(ArrayList::new))); // modifiable, as JdbcTemplate's
     }
 
     /** Asserts that exactly one job of the kind is waiting, and returns it. */
@@ -108,10 +119,7 @@ public final class PostboxTestHelper {
             throw new IllegalArgumentException(
                     "duration may not be negative: time only moves forward, was " + duration);
         }
-        return jdbc.update(
-                schema.qualify("UPDATE outbox_job SET run_at = run_at - ? * interval '1 microsecond'"
-                        + " WHERE state IN ('pending', 'retry')"),
-                duration.toNanos() / 1000);
+        return onTestConnection("Advancing time by " + duration, c -> store.advanceTime(c, duration));
     }
 
     /** {@link #advanceTime(Duration)} then {@link #runDueJobs()}; returns how many jobs ran. */
@@ -127,7 +135,31 @@ public final class PostboxTestHelper {
 
     /** Deletes every job, dead letter, archived job and idempotency key: a clean slate between tests. */
     public void reset() {
-        jdbc.execute(schema.qualify(
-                "TRUNCATE outbox_job, outbox_dead_letter, outbox_job_archive, outbox_attempt, outbox_idempotency_key"));
+        onTestConnection("Resetting Postbox's tables", c -> {
+            store.reset(c);
+            return true; // (nothing to return)
+        });
+    }
+
+    /**
+     * Runs the work on the connection of the test's transaction when there is one (else on a connection
+     * of its own), qualified for Postbox's schema: in a transaction Spring hands out the transaction's
+     * own connection, which does not qualify Postbox's tables (postbox.schema.name) itself.
+     */
+    private <T> T onTestConnection(String task, Work<T> work) {
+        Connection c = DataSourceUtils.getConnection(dataSource);
+        try {
+            return work.run(schema.connection(c));
+        } catch (SQLException e) {
+            DataAccessException translated = exceptions.translate(task, null, e);
+            throw translated != null ? translated : new UncategorizedSQLException(task, null, e);
+        } finally {
+            DataSourceUtils.releaseConnection(c, dataSource);
+        }
+    }
+
+    @FunctionalInterface
+    private interface Work<T> {
+        T run(Connection c) throws SQLException;
     }
 }
