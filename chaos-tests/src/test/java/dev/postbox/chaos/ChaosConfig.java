@@ -219,7 +219,7 @@ public record ChaosConfig(
      * (receiver timeouts after applying), and the broken broker relays (a relay that completes before
      * the broker's ack, a key that changes per attempt, Kafka records without the record key), whose
      * redeliveries and losses come from the first incarnations halting between a broker's ack and the
-     * completion ({@link ChaosRun#BROKER_CONTROL_HALTS}).
+     * completion ({@link CrashPlanner#BROKER_CONTROL_HALTS}).
      */
     static ChaosConfig faultControls() {
         ChaosConfig ci = ci();

@@ -20,12 +20,10 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -47,17 +45,9 @@ public final class ChaosRun {
 
     private final ChaosConfig config;
     private final SplittableRandom random;
-    private final SplittableRandom crashPlans;
+    private final CrashPlanner crashPlanner;
     private final Timeline timeline = new Timeline();
-    private final Map<CrashPoints.Point, AtomicInteger> halts = new EnumMap<>(CrashPoints.Point.class);
     private final AtomicInteger unexpectedExits = new AtomicInteger();
-    private final AtomicInteger armed = new AtomicInteger();
-    /** Halts at {@code after-handler} on a broker relay's job (after the broker's ack), by broker. */
-    private final Map<String, AtomicInteger> haltsAfterBrokerAck = new TreeMap<>();
-    /** The crash point each live armed incarnation waits for, by worker id (removed at its exit). */
-    private final Map<String, CrashPlan> liveCrashPlans = new java.util.concurrent.ConcurrentHashMap<>();
-    /** How many incarnations were armed at {@code after-handler}: the any-job/broker rotation. */
-    private int afterHandlerArms;
     /** The run's broker destinations; null in a run without broker traffic (plain-engine workers). */
     private Brokers brokers;
     /** Under {@link Control#WORKER_EXITS}: whether the one incarnation that exits has been launched. */
@@ -69,13 +59,7 @@ public final class ChaosRun {
     public ChaosRun(ChaosConfig config) {
         this.config = config;
         this.random = new SplittableRandom(config.seed());
-        this.crashPlans = random.split();
-        for (CrashPoints.Point p : CrashPoints.Point.values()) {
-            halts.put(p, new AtomicInteger());
-        }
-        for (String b : Brokers.ALL) {
-            haltsAfterBrokerAck.put(b, new AtomicInteger());
-        }
+        this.crashPlanner = new CrashPlanner(config.faults(), random.split(), brokerControls());
     }
 
     /** A run from the command line: the CI profile, or the soak with {@code -Dchaos.profile=soak}; {@code chaos.*} overrides apply. */
@@ -245,11 +229,11 @@ public final class ChaosRun {
                 result.put("workerSpringStartMillisMedian", logs.medianSpringMillis());
                 result.put("workerIncarnations", (long) incarnations.size());
                 result.put("workerKills", (long) faults.kills.get());
-                result.put("crashPointIncarnationsArmed", (long) armed.get());
-                result.put("crashPointHalts", haltsByPoint());
+                result.put("crashPointIncarnationsArmed", (long) crashPlanner.armed());
+                result.put("crashPointHalts", crashPlanner.haltsByPoint());
                 result.put("crashPointMarkers", logs.crashPoints());
                 if (brokers != null) {
-                    result.put("crashPointHaltsAfterBrokerAck", haltsAfterBrokerAck());
+                    result.put("crashPointHaltsAfterBrokerAck", crashPlanner.haltsAfterBrokerAck());
                     result.put("brokerMessagesRead", brokerMessagesRead);
                 }
                 result.put("unexpectedWorkerExits", (long) unexpectedExits.get());
@@ -294,17 +278,11 @@ public final class ChaosRun {
             if (config.workload().minCommittedIntents() <= 0 || producer.committedIntents - preloaded < minIntents) {
                 return false;
             }
-            for (AtomicInteger n : halts.values()) {
-                if (n.get() < min.haltsPerCrashPoint()) {
-                    return false;
-                }
+            if (!crashPlanner.everyPointHalted(min.haltsPerCrashPoint())) {
+                return false;
             }
-            if (brokers != null && min.haltsPerCrashPoint() > 0) {
-                for (AtomicInteger n : haltsAfterBrokerAck.values()) {
-                    if (n.get() < 1) {
-                        return false;
-                    }
-                }
+            if (brokers != null && min.haltsPerCrashPoint() > 0 && !crashPlanner.everyBrokerHaltedAfterAck()) {
+                return false;
             }
             if (faults.kills.get() < min.kills() || faults.zombieStops.get() < min.zombieStopsFenced()) {
                 return false;
@@ -458,7 +436,7 @@ public final class ChaosRun {
         }
         engineControls(p);
         if (slot != null) {
-            crashPlan(p, workerId);
+            crashPlanner.arm(p, workerId, brokers != null);
         }
         return p;
     }
@@ -470,85 +448,6 @@ public final class ChaosRun {
             }
         }
     }
-
-    /**
-     * What the {@code after-handler} point of the n-th incarnation armed with it waits for: any job,
-     * or a broker relay's job (after the broker's acknowledgement, before the completion), in turn.
-     */
-    private static final List<String> AFTER_HANDLER_TARGETS =
-            java.util.Arrays.asList(null, Brokers.KAFKA, null, Brokers.AMQP, null, Brokers.NATS);
-
-    /** An armed incarnation's crash point, and the broker whose job it waits for (or null: any job). */
-    private record CrashPlan(CrashPoints.Point point, String broker) {}
-
-    /**
-     * Arms a share of the incarnations with one crash point each, halting at the point's first event
-     * after a uniform 0.3 s..{@code crashDelayMax} of work. The point is the one with the fewest halts
-     * so far plus live incarnations waiting for it (ties in order), so that a point whose armed
-     * incarnations were killed before they fired is armed again next, not a full rotation later. With
-     * brokers, an {@code after-handler} point waits for a job of one broker's relay (a halt between the
-     * broker's acknowledgement and the completion's commit): first for a broker with no such halt yet
-     * and no live incarnation waiting for it, otherwise every other one in turn (any job between).
-     */
-    private void crashPlan(Map<String, String> p, String workerId) {
-        ChaosConfig.Faults f = config.faults();
-        synchronized (crashPlans) {
-            if (brokers != null && brokerControls()) {
-                brokerControlCrashPlan(p, workerId);
-                return;
-            }
-            if (f.crashPointShare() <= 0 || crashPlans.nextDouble() >= f.crashPointShare()) {
-                return;
-            }
-            armed.getAndIncrement();
-            CrashPoints.Point point = leastCoveredPoint();
-            p.put("chaos.crash.point", point.label);
-            String broker = null;
-            if (brokers != null && point == CrashPoints.Point.AFTER_HANDLER) {
-                broker = owedBroker();
-                if (broker == null) {
-                    broker = AFTER_HANDLER_TARGETS.get(afterHandlerArms % AFTER_HANDLER_TARGETS.size());
-                }
-                afterHandlerArms++;
-                if (broker != null) {
-                    p.put("chaos.crash.kind", Brokers.jobKind(broker));
-                }
-            }
-            liveCrashPlans.put(workerId, new CrashPlan(point, broker));
-            long max = f.crashDelayMax().toMillis();
-            p.put("chaos.crash.afterMs", Long.toString(300 + crashPlans.nextLong(Math.max(1, max - 300))));
-        }
-    }
-
-    private CrashPoints.Point leastCoveredPoint() {
-        CrashPoints.Point least = null;
-        long leastCount = Long.MAX_VALUE;
-        for (CrashPoints.Point point : CrashPoints.Point.values()) {
-            long count = halts.get(point).get()
-                    + liveCrashPlans.values().stream()
-                            .filter(plan -> plan.point() == point)
-                            .count();
-            if (count < leastCount) {
-                least = point;
-                leastCount = count;
-            }
-        }
-        return least;
-    }
-
-    /** A broker with no halt after its acknowledgement yet and no live incarnation waiting for one. */
-    private String owedBroker() {
-        for (String broker : Brokers.ALL) {
-            boolean waitedFor = liveCrashPlans.values().stream().anyMatch(plan -> broker.equals(plan.broker()));
-            if (haltsAfterBrokerAck.get(broker).get() == 0 && !waitedFor) {
-                return broker;
-            }
-        }
-        return null;
-    }
-
-    /** Incarnations a run with broker relay defects halts between a broker's ack and the completion. */
-    static final int BROKER_CONTROL_HALTS = 9;
 
     /**
      * Broker traffic rides on the Spring Boot runs of every kind; a control run carries it only when
@@ -569,43 +468,11 @@ public final class ChaosRun {
         return config.controls().stream().anyMatch(c -> c.brokerRelayProperty() != null);
     }
 
-    /**
-     * The broker relay controls need halts between a broker's acknowledgement and the completion
-     * (redeliveries) and halts while a broken relay still holds messages (losses), whatever the
-     * profile's crash-point share: the first {@value #BROKER_CONTROL_HALTS} incarnations are armed at
-     * {@code after-handler} on a job of each broker in turn, after 2-5 s of work, the later ones not
-     * (the run's other controls then have the fleet to themselves).
-     */
-    private void brokerControlCrashPlan(Map<String, String> p, String workerId) {
-        if (armed.get() >= BROKER_CONTROL_HALTS) {
-            return;
-        }
-        String broker = Brokers.ALL.get(armed.getAndIncrement() % Brokers.ALL.size());
-        p.put("chaos.crash.point", CrashPoints.Point.AFTER_HANDLER.label);
-        p.put("chaos.crash.kind", Brokers.jobKind(broker));
-        // after 2-5 s of work: a fresh worker's first Kafka batch waits for its producer to connect,
-        // so an earlier halt catches no completed message that the broken relay still holds
-        p.put("chaos.crash.afterMs", Long.toString(2_000 + crashPlans.nextLong(3_000)));
-        liveCrashPlans.put(workerId, new CrashPlan(CrashPoints.Point.AFTER_HANDLER, broker));
-    }
-
-    private Map<String, Long> haltsAfterBrokerAck() {
-        Map<String, Long> m = new TreeMap<>();
-        haltsAfterBrokerAck.forEach((broker, n) -> m.put(broker, (long) n.get()));
-        return m;
-    }
-
-    private Map<String, Long> haltsByPoint() {
-        Map<String, Long> m = new TreeMap<>();
-        halts.forEach((point, n) -> m.put(point.label, (long) n.get()));
-        return m;
-    }
-
     private static double seconds(long nanos) {
         return Math.round(nanos / 1e8) / 10.0;
     }
 
-    /** Counts halts by crash point and unexpected exits, and keeps the timeline. */
+    /** Tells the crash planner of exits, counts unexpected ones, and keeps the timeline. */
     private final class Listener implements WorkerFleet.Listener {
         @Override
         public void started(Incarnation i) {
@@ -614,14 +481,7 @@ public final class ChaosRun {
 
         @Override
         public void exited(Incarnation i, int status) {
-            CrashPoints.Point point = CrashPoints.Point.byExitStatus(status);
-            CrashPlan plan = liveCrashPlans.remove(i.workerId());
-            if (point != null) {
-                halts.get(point).incrementAndGet();
-                if (point == CrashPoints.Point.AFTER_HANDLER && plan != null && plan.broker() != null) {
-                    haltsAfterBrokerAck.get(plan.broker()).incrementAndGet();
-                }
-            } else {
+            if (!crashPlanner.exited(i.workerId(), status)) {
                 unexpectedExits.incrementAndGet();
             }
             timeline.exited(i, status);
