@@ -3,7 +3,7 @@ package dev.postbox.spring.test;
 import dev.postbox.JsonCodec;
 import dev.postbox.Postbox;
 import dev.postbox.PostboxSchema;
-import dev.postbox.internal.TestSupportStore;
+import dev.postbox.PostboxTestSupport;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -40,7 +40,6 @@ public final class PostboxTestHelper {
     private final DataSource dataSource;
     private final JsonCodec codec;
     private final PostboxSchema schema;
-    private final TestSupportStore store = new TestSupportStore();
     private final SQLExceptionTranslator exceptions;
 
     public PostboxTestHelper(Postbox postbox, DataSource dataSource, JsonCodec codec) {
@@ -56,7 +55,7 @@ public final class PostboxTestHelper {
     public List<EnqueuedJob> enqueued(String kind) {
         return onTestConnection(
                 "Reading the jobs of kind '" + kind + "'",
-                c -> store.jobsOfKind(c, kind).stream()
+                c -> PostboxTestSupport.jobsOfKind(c, kind).stream()
                         .map(j -> new EnqueuedJob(
                                 j.id(),
                                 j.queue(),
@@ -119,7 +118,7 @@ public final class PostboxTestHelper {
             throw new IllegalArgumentException(
                     "duration may not be negative: time only moves forward, was " + duration);
         }
-        return onTestConnection("Advancing time by " + duration, c -> store.advanceTime(c, duration));
+        return onTestConnection("Advancing time by " + duration, c -> PostboxTestSupport.advanceTime(c, duration));
     }
 
     /** {@link #advanceTime(Duration)} then {@link #runDueJobs()}; returns how many jobs ran. */
@@ -136,7 +135,7 @@ public final class PostboxTestHelper {
     /** Deletes every job, dead letter, archived job and idempotency key: a clean slate between tests. */
     public void reset() {
         onTestConnection("Resetting Postbox's tables", c -> {
-            store.reset(c);
+            PostboxTestSupport.reset(c);
             return true; // (nothing to return)
         });
     }

@@ -1,4 +1,4 @@
-package dev.postbox.internal;
+package dev.postbox;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -12,12 +12,16 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The SQL of the Spring Boot starter's test helper ({@code PostboxTestHelper}): the waiting jobs of a
- * kind, moving waiting jobs forward in time, and a clean slate between tests. Each method runs on the
- * connection it is given, so that the helper can use the test's own transaction; the connection
- * qualifies Postbox's tables for its schema ({@code PostboxSchema#connection}).
+ * Test support on a JDBC connection: the jobs of a kind as a test sees them, moving waiting jobs
+ * forward in time, and a clean slate between tests. For test code only.
+ *
+ * <p>Each method runs on the connection it is given (the test's own transaction, if it has one) and
+ * does not commit; give it a connection from {@link PostboxSchema#connection(Connection)} when Postbox's tables
+ * are in a schema of their own. The Spring Boot starter's {@code PostboxTestHelper} builds on it.
  */
-public final class TestSupportStore {
+public final class PostboxTestSupport {
+
+    private PostboxTestSupport() {}
 
     private static final String JOBS_OF_KIND =
             "SELECT id, queue, kind, payload::text AS payload, idempotency_key, ordering_key,"
@@ -43,7 +47,7 @@ public final class TestSupportStore {
             Instant runAt) {}
 
     /** The jobs of the kind in {@code outbox_job} (waiting or running), oldest first. */
-    public List<WaitingJob> jobsOfKind(Connection c, String kind) throws SQLException {
+    public static List<WaitingJob> jobsOfKind(Connection c, String kind) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(JOBS_OF_KIND)) {
             ps.setString(1, kind);
             try (ResultSet rs = ps.executeQuery()) {
@@ -69,8 +73,13 @@ public final class TestSupportStore {
     /**
      * Makes waiting jobs (pending or retrying) due {@code by} earlier (whole microseconds, the
      * database's precision); returns how many moved. Running jobs and every clock stay as they are.
+     *
+     * @throws IllegalArgumentException if {@code by} is negative: time only moves forward
      */
-    public int advanceTime(Connection c, Duration by) throws SQLException {
+    public static int advanceTime(Connection c, Duration by) throws SQLException {
+        if (by.isNegative()) {
+            throw new IllegalArgumentException("by may not be negative: time only moves forward, was " + by);
+        }
         try (PreparedStatement ps = c.prepareStatement(ADVANCE_TIME)) {
             ps.setLong(1, by.toNanos() / 1000);
             return ps.executeUpdate();
@@ -78,7 +87,7 @@ public final class TestSupportStore {
     }
 
     /** Deletes every job, dead letter, archived job, attempt and idempotency key. */
-    public void reset(Connection c) throws SQLException {
+    public static void reset(Connection c) throws SQLException {
         try (Statement s = c.createStatement()) {
             s.execute(RESET);
         }
