@@ -285,7 +285,9 @@ public final class ClaimStore {
 
     private ClaimedJob readClaimed(ResultSet rs, long leaseEndNanos) throws SQLException {
         Map<String, String> headers = ClaimedHeaders.read(rs.getLong(1), rs.getString(10), codec);
-        java.time.Instant createdAt = rs.getTimestamp(11).toInstant();
+        // OffsetDateTime parses the text directly; getTimestamp goes through a Calendar per row.
+        java.time.Instant createdAt =
+                rs.getObject(11, java.time.OffsetDateTime.class).toInstant();
         Installation installation = this.installation;
         Job job = Job.builder(rs.getLong(1), rs.getString(3), rs.getString(4), codec)
                 .queue(rs.getString(2))

@@ -105,8 +105,8 @@ final class Dispatcher implements Runnable {
         held(job.job().queue()).decrementAndGet();
         heldByTenant(job).decrementAndGet();
         room.release();
-        if (waitingForRoom) {
-            wakeUp.signal();
+        if (waitingForRoom && enoughRoom()) {
+            wakeUp.signal(); // once the wait can end, not for every job that a completion batch frees
         }
     }
 
@@ -176,9 +176,7 @@ final class Dispatcher implements Runnable {
         long deadline = System.nanoTime() + config.pollInterval().toNanos();
         waitingForRoom = true;
         try {
-            while (running
-                    && room.availablePermits() - announcedClaim < minimumClaim
-                    && !(announced && room.availablePermits() >= announcedClaim)) {
+            while (running && !enoughRoom()) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     return;
@@ -188,6 +186,12 @@ final class Dispatcher implements Runnable {
         } finally {
             waitingForRoom = false;
         }
+    }
+
+    /** Room for a claim worth making: the minimum claim, or the reserve once new work was announced. */
+    private boolean enoughRoom() {
+        int free = room.availablePermits();
+        return free - announcedClaim >= minimumClaim || (announced && free >= announcedClaim);
     }
 
     /**

@@ -40,15 +40,7 @@ final class TenantFairBuffer extends AbstractQueue<ClaimedJob> implements Blocki
         Objects.requireNonNull(job, "job");
         lock.lock();
         try {
-            String tenant = tenantOf(job);
-            ArrayDeque<ClaimedJob> jobs = byTenant.get(tenant);
-            if (jobs == null) {
-                jobs = new ArrayDeque<>();
-                byTenant.put(tenant, jobs);
-                rotation.addLast(tenant);
-            }
-            jobs.addLast(job);
-            size++;
+            append(job);
             notEmpty.signal();
             return true;
         } finally {
@@ -56,10 +48,39 @@ final class TenantFairBuffer extends AbstractQueue<ClaimedJob> implements Blocki
         }
     }
 
+    /**
+     * Adds the jobs under one hold of the lock, then wakes the waiting workers once (one worker for one
+     * job): a claimed batch no longer takes and signals the lock once per job.
+     */
     @Override
     public boolean addAll(Collection<? extends ClaimedJob> jobs) {
-        jobs.forEach(this::offer);
+        jobs.forEach(job -> Objects.requireNonNull(job, "job"));
+        lock.lock();
+        try {
+            for (ClaimedJob job : jobs) {
+                append(job);
+            }
+            if (jobs.size() == 1) {
+                notEmpty.signal();
+            } else if (!jobs.isEmpty()) {
+                notEmpty.signalAll();
+            }
+        } finally {
+            lock.unlock();
+        }
         return !jobs.isEmpty();
+    }
+
+    private void append(ClaimedJob job) {
+        String tenant = tenantOf(job);
+        ArrayDeque<ClaimedJob> waiting = byTenant.get(tenant);
+        if (waiting == null) {
+            waiting = new ArrayDeque<>();
+            byTenant.put(tenant, waiting);
+            rotation.addLast(tenant);
+        }
+        waiting.addLast(job);
+        size++;
     }
 
     /** The next job round robin by tenant; the caller holds the lock and the buffer is not empty. */
