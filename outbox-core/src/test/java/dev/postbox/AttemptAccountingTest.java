@@ -15,10 +15,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.CannotCreateTransactionException;
+import org.springframework.transaction.TransactionDefinition;
 
 /**
  * Issue 11 / DESIGN §5: attempts are charged for started attempts only. A worker that dies (here: an
@@ -337,5 +341,68 @@ class AttemptAccountingTest extends DatabaseTest {
                 .containsEntry("unstarted_expiries", 0);
         assertThat(jdbc.queryForList("SELECT outcome FROM outbox_attempt WHERE job_id = ?", String.class, id))
                 .containsExactly("lease_expired");
+    }
+
+    /**
+     * The chaos run of 2026-12-02 (txPerSecond 80, load 11): a suspect job's start mark was written,
+     * then its transactional handler's transaction waited 5 s for a pooled connection and failed, and
+     * the attempt was charged as a retry although its handler never ran. Now such an attempt is
+     * released with its attempt refunded; a transaction that fails after the handler ran still counts.
+     */
+    @Test
+    void anAttemptWhoseTransactionCannotBeginIsNotCharged() throws Exception {
+        Postbox producer = Postbox.builder(dataSource).build();
+        long suspect = enqueueCommitted(producer.outbox(), JobRequest.of("ledger", Map.of("n", 1)))
+                .jobId();
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            assertThat(claims.claim(c, "default", 10, "died-early", Duration.ofMillis(1)))
+                    .extracting(ClaimedJob::id)
+                    .containsExactly(suspect);
+        }
+        rescueAll(Postbox.builder(dataSource)
+                .config(crashConfig("rescuer").build())
+                .build());
+        long plain = enqueueCommitted(producer.outbox(), JobRequest.of("ledger", Map.of("n", 2)))
+                .jobId();
+
+        // The first two transactions cannot begin (as when the pool has no connection in time).
+        AtomicLong refusals = new AtomicLong(2);
+        DataSourceTransactionManager flaky = new DataSourceTransactionManager(dataSource) {
+            @Override
+            protected void doBegin(Object transaction, TransactionDefinition definition) {
+                if (refusals.getAndDecrement() > 0) {
+                    throw new CannotCreateTransactionException("no connection in time (test)");
+                }
+                super.doBegin(transaction, definition);
+            }
+        };
+        List<Long> ran = new CopyOnWriteArrayList<>();
+        Postbox worker = track(Postbox.builder(dataSource)
+                .transactionManager(flaky)
+                .handler(HandlerRegistration.of("ledger", job -> ran.add(job.id()))
+                        .transactional())
+                .config(crashConfig("worker")
+                        .pollInterval(Duration.ofMillis(50))
+                        .build())
+                .build());
+        worker.start();
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> count("SELECT count(*) FROM outbox_job_archive WHERE state = 'done'") == 2);
+
+        assertThat(refusals.get()).as("both refusals were used").isNegative();
+        assertThat(ran).containsExactlyInAnyOrder(suspect, plain);
+        for (long id : List.of(suspect, plain)) {
+            assertThat(jdbc.queryForObject("SELECT attempts FROM outbox_job_archive WHERE id = ?", Integer.class, id))
+                    .as("job %d: one charged attempt, the one that ran", id)
+                    .isOne();
+        }
+        assertThat(count("SELECT count(*) FROM outbox_attempt WHERE outcome IN ('retry', 'lease_expired', 'dead')"))
+                .as("no attempt charged for a transaction that never began")
+                .isZero();
+        assertThat(count("SELECT count(*) FROM outbox_job_archive"
+                        + " WHERE last_error LIKE '%transaction could not begin (CannotCreateTransactionException)%'"))
+                .as("the release says why, naming only the exception's type")
+                .isEqualTo(2);
     }
 }

@@ -85,6 +85,11 @@ public final class ClaimedJob {
         handlerEntered = true;
     }
 
+    /** Whether the handler was called (a transactional handler: once its transaction had begun). */
+    boolean handlerEntered() {
+        return handlerEntered;
+    }
+
     /** The handler returned or threw: no start mark is needed any more. */
     void handlerDone() {
         handlerDone = true;

@@ -268,13 +268,36 @@ public final class JobRunner {
         } catch (HandlerFailure e) {
             error = e.error();
             outcome = record(claimed, Outcomes.of(e.error()), e.error(), start);
-        } catch (Exception | Error e) {
+        } catch (Exception e) {
+            error = e;
+            outcome = claimed.handlerEntered()
+                    ? record(claimed, Outcomes.of(e), e, start)
+                    : record(claimed, notBegun(e), e, start);
+        } catch (Error e) {
             error = e;
             outcome = record(claimed, Outcomes.of(e), e, start);
         } finally {
             claimed.handlerDone(); // its outcome is written (or given up): no start mark needed
             instrumentation.ended(observed, job, outcome, error);
         }
+    }
+
+    /**
+     * The outcome of an attempt whose transaction could not begin (no pooled connection in time, the
+     * database unreachable): its handler was never called, so the attempt is not charged. It waits
+     * one poll interval and runs again; a suspect job's start mark, written before the transaction
+     * began, is refunded with it. Only the exception's type is kept: the reason is stored and shown.
+     */
+    private JobOutcome notBegun(Exception e) {
+        // one warning per 30 s with the outcome writes' (one component: this runner)
+        writeFailures.failed(
+                e,
+                "a transactional handler's transaction could not begin: such attempts are not charged,"
+                        + " their jobs wait one poll interval and run again");
+        return JobOutcome.snooze(
+                config.pollInterval(),
+                "the attempt's transaction could not begin (" + e.getClass().getSimpleName()
+                        + "); not charged, the job runs again");
     }
 
     /** The handler's answer to this attempt; a handler that answers nothing has a bug, and the attempt fails. */
