@@ -59,6 +59,25 @@ class AttemptAccountingTest extends DatabaseTest {
         });
     }
 
+    /**
+     * A job of the kind that a worker claimed and died before starting: the rescuer refunds it and it
+     * is suspect (its next start is written before its handler runs).
+     */
+    private long suspectJob(Postbox producer, String kind) throws Exception {
+        long id = enqueueCommitted(producer.outbox(), JobRequest.of(kind, Map.of("n", 1)))
+                .jobId();
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            assertThat(claims.claim(c, "default", 10, "died-early", Duration.ofMillis(1)))
+                    .extracting(ClaimedJob::id)
+                    .containsExactly(id);
+        }
+        rescueAll(Postbox.builder(dataSource)
+                .config(crashConfig("rescuer").build())
+                .build());
+        return id;
+    }
+
     @Test
     void theBufferOfAWorkerThatDiesIsReturnedWithoutChargeAndTheStartedJobIsCharged() {
         Postbox producer = Postbox.builder(dataSource).build();
@@ -171,19 +190,7 @@ class AttemptAccountingTest extends DatabaseTest {
     @Test
     void aSuspectJobIsMarkedStartedBeforeItsHandlerRunsAndOthersAreNot() throws Exception {
         Postbox producer = Postbox.builder(dataSource).build();
-        long suspect = enqueueCommitted(producer.outbox(), JobRequest.of("probe", Map.of("n", 1)))
-                .jobId();
-        // A worker claims it and dies before starting it: the rescuer refunds it and it is suspect.
-        try (Connection c = dataSource.getConnection()) {
-            c.setAutoCommit(true);
-            assertThat(claims.claim(c, "default", 10, "died-early", Duration.ofMillis(1)))
-                    .extracting(ClaimedJob::id)
-                    .containsExactly(suspect);
-        }
-        Postbox rescuer = Postbox.builder(dataSource)
-                .config(crashConfig("rescuer").build())
-                .build();
-        rescueAll(rescuer);
+        long suspect = suspectJob(producer, "probe");
         assertThat(count("SELECT unstarted_expiries FROM outbox_job WHERE id = ?", suspect))
                 .isOne();
         long innocent = enqueueCommitted(producer.outbox(), JobRequest.of("probe", Map.of("n", 2)))
@@ -352,17 +359,7 @@ class AttemptAccountingTest extends DatabaseTest {
     @Test
     void anAttemptWhoseTransactionCannotBeginIsNotCharged() throws Exception {
         Postbox producer = Postbox.builder(dataSource).build();
-        long suspect = enqueueCommitted(producer.outbox(), JobRequest.of("ledger", Map.of("n", 1)))
-                .jobId();
-        try (Connection c = dataSource.getConnection()) {
-            c.setAutoCommit(true);
-            assertThat(claims.claim(c, "default", 10, "died-early", Duration.ofMillis(1)))
-                    .extracting(ClaimedJob::id)
-                    .containsExactly(suspect);
-        }
-        rescueAll(Postbox.builder(dataSource)
-                .config(crashConfig("rescuer").build())
-                .build());
+        long suspect = suspectJob(producer, "ledger");
         long plain = enqueueCommitted(producer.outbox(), JobRequest.of("ledger", Map.of("n", 2)))
                 .jobId();
 
