@@ -269,8 +269,8 @@ public final class PostboxAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBooleanProperty(name = "postbox.worker.enabled", matchIfMissing = true)
-    PostboxWorkerLifecycle postboxWorkerLifecycle(Postbox postbox) {
-        return new PostboxWorkerLifecycle(postbox);
+    PostboxWorkerLifecycle postboxWorkerLifecycle(Postbox postbox, PostboxDatabase database) {
+        return new PostboxWorkerLifecycle(postbox, database.dataSource());
     }
 
     @Bean

@@ -21,8 +21,11 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -179,6 +182,26 @@ class PostboxAutoConfigurationTest {
                     assertThat(context.getBean(JsonCodec.class)).isSameAs(codec);
                     assertThat(context.getBean(Outbox.class)).isSameAs(own.outbox());
                 });
+    }
+
+    @Test
+    @ExtendWith(OutputCaptureExtension.class)
+    void aPoolSmallerThanTheWorkerNeedsIsNamedAtStartWithTheFix(CapturedOutput output) {
+        HikariDataSource small = TestDatabase.create();
+        small.setMaximumPoolSize(8); // the worker may hold 10 handlers' + 6 engine connections
+        TestDataSources.on(runner, small)
+                .withPropertyValues("postbox.worker.enabled=true", "postbox.worker.shutdown-grace=2s")
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output)
+                .contains("Postbox's DataSource pool allows 8 connections, but the worker may hold 16 at once")
+                .contains("spring.datasource.hikari.maximum-pool-size to at least 16");
+
+        HikariDataSource enough = TestDatabase.create();
+        enough.setMaximumPoolSize(16);
+        TestDataSources.on(runner, enough)
+                .withPropertyValues("postbox.worker.enabled=true", "postbox.worker.shutdown-grace=2s")
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).containsOnlyOnce("Postbox's DataSource pool allows");
     }
 
     @Test

@@ -1,0 +1,56 @@
+package dev.postbox.spring.internal;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.postbox.PostboxSchema;
+import java.sql.SQLException;
+import java.util.Optional;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Whether the application's connection pool can serve the worker: a pool smaller than what the
+ * worker may hold at once makes handlers and heartbeats wait for connections, and a lease that is
+ * not extended in time expires while its job runs (the job then runs again). Only HikariCP pools
+ * (Spring Boot's default) are checked; others are left alone.
+ */
+final class PoolSizeCheck {
+
+    /**
+     * Connections the engine's own threads may hold at once besides the handlers': the claim, the
+     * completions, two maintenance threads (heartbeat, start marks, rescuer and the rest), the
+     * notification listener and the notification sender.
+     */
+    static final int ENGINE_CONNECTIONS = 6;
+
+    private static final boolean HIKARI_PRESENT =
+            ClassUtils.isPresent("com.zaxxer.hikari.HikariDataSource", PoolSizeCheck.class.getClassLoader());
+
+    private PoolSizeCheck() {}
+
+    /** The warning to log when the pool behind {@code dataSource} is too small for {@code concurrency}. */
+    static Optional<String> warning(DataSource dataSource, int concurrency) {
+        Integer maximum = HIKARI_PRESENT ? hikariMaximum(PostboxSchema.unqualified(dataSource)) : null;
+        int needed = concurrency + ENGINE_CONNECTIONS;
+        if (maximum == null || maximum >= needed) {
+            return Optional.empty();
+        }
+        return Optional.of("Postbox's DataSource pool allows " + maximum + " connections, but the worker may hold "
+                + needed + " at once (postbox.worker.concurrency=" + concurrency + " handlers + "
+                + ENGINE_CONNECTIONS + " for claims, completions, maintenance and notifications; one more for the"
+                + " schedule materialiser): handlers and heartbeats will wait for connections, and a lease not"
+                + " extended in time expires while its job runs, so the job runs again. Set"
+                + " spring.datasource.hikari.maximum-pool-size to at least " + needed
+                + " (plus what the application itself uses), or lower postbox.worker.concurrency.");
+    }
+
+    private static @Nullable Integer hikariMaximum(DataSource dataSource) {
+        try {
+            return dataSource.isWrapperFor(HikariDataSource.class)
+                    ? dataSource.unwrap(HikariDataSource.class).getMaximumPoolSize()
+                    : null;
+        } catch (SQLException e) {
+            return null; // a DataSource that cannot say: not checked
+        }
+    }
+}
