@@ -19,7 +19,8 @@ final class PoolSizeCheck {
     /**
      * Connections the engine's own threads may hold at once besides the handlers': the claim, the
      * completions, two maintenance threads (heartbeat, start marks, rescuer and the rest), the
-     * notification listener and the notification sender.
+     * notification listener and the notification sender. (The schedule materialiser and the commit
+     * watcher of plain-JDBC enqueues take one more each while they work; the message says so.)
      */
     static final int ENGINE_CONNECTIONS = 6;
 
@@ -37,8 +38,8 @@ final class PoolSizeCheck {
         }
         return Optional.of("Postbox's DataSource pool allows " + maximum + " connections, but the worker may hold "
                 + needed + " at once (postbox.worker.concurrency=" + concurrency + " handlers + "
-                + ENGINE_CONNECTIONS + " for claims, completions, maintenance and notifications; one more for the"
-                + " schedule materialiser): handlers and heartbeats will wait for connections, and a lease not"
+                + ENGINE_CONNECTIONS + " for claims, completions, maintenance and notifications; one more each for"
+                + " the schedule materialiser and for watching plain-JDBC commits): handlers and heartbeats will wait for connections, and a lease not"
                 + " extended in time expires while its job runs, so the job runs again. Set"
                 + " spring.datasource.hikari.maximum-pool-size to at least " + needed
                 + " (plus what the application itself uses), or lower postbox.worker.concurrency.");
