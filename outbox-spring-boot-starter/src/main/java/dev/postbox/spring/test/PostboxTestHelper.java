@@ -4,19 +4,15 @@ import dev.postbox.JsonCodec;
 import dev.postbox.Postbox;
 import dev.postbox.PostboxSchema;
 import dev.postbox.PostboxTestSupport;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
-import org.springframework.dao.DataAccessException;
-import org.springframework.jdbc.UncategorizedSQLException;
+import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DataSourceUtils;
-import org.springframework.jdbc.support.SQLExceptionTranslator;
 
 /**
  * Test support for applications using Postbox, in the spirit of River's {@code rivertest}: assert
@@ -37,38 +33,33 @@ import org.springframework.jdbc.support.SQLExceptionTranslator;
 public final class PostboxTestHelper {
 
     private final Postbox postbox;
-    private final DataSource dataSource;
+    private final JdbcTemplate jdbc;
     private final JsonCodec codec;
     private final PostboxSchema schema;
-    private final SQLExceptionTranslator exceptions;
 
     public PostboxTestHelper(Postbox postbox, DataSource dataSource, JsonCodec codec) {
         this.postbox = postbox;
-        this.dataSource = dataSource;
+        this.jdbc = new JdbcTemplate(dataSource);
         this.codec = codec;
         this.schema = PostboxSchema.of(dataSource);
-        // A failed statement is the DataAccessException JdbcTemplate would throw for it.
-        this.exceptions = new JdbcTemplate(dataSource).getExceptionTranslator();
     }
 
     /** Jobs of the kind waiting or running in {@code outbox_job}, oldest first. */
     public List<EnqueuedJob> enqueued(String kind) {
-        return onTestConnection(
-                "Reading the jobs of kind '" + kind + "'",
-                c -> PostboxTestSupport.jobsOfKind(c, kind).stream()
-                        .map(j -> new EnqueuedJob(
-                                j.id(),
-                                j.queue(),
-                                j.kind(),
-                                j.payloadJson(),
-                                j.idempotencyKey(),
-                                j.orderingKey(),
-                                j.priority(),
-                                j.state(),
-                                j.attempts(),
-                                j.runAt(),
-                                codec))
-                        .collect(Collectors.toCollection(ArrayList::new))); // modifiable, as JdbcTemplate's
+        return onTestConnection(c -> PostboxTestSupport.jobsOfKind(c, kind).stream()
+                .map(j -> new EnqueuedJob(
+                        j.id(),
+                        j.queue(),
+                        j.kind(),
+                        j.payloadJson(),
+                        j.idempotencyKey(),
+                        j.orderingKey(),
+                        j.priority(),
+                        j.state(),
+                        j.attempts(),
+                        j.runAt(),
+                        codec))
+                .collect(Collectors.toCollection(ArrayList::new))); // modifiable, as JdbcTemplate's
     }
 
     /** Asserts that exactly one job of the kind is waiting, and returns it. */
@@ -118,7 +109,7 @@ public final class PostboxTestHelper {
             throw new IllegalArgumentException(
                     "duration may not be negative: time only moves forward, was " + duration);
         }
-        return onTestConnection("Advancing time by " + duration, c -> PostboxTestSupport.advanceTime(c, duration));
+        return onTestConnection(c -> PostboxTestSupport.advanceTime(c, duration));
     }
 
     /** {@link #advanceTime(Duration)} then {@link #runDueJobs()}; returns how many jobs ran. */
@@ -134,7 +125,7 @@ public final class PostboxTestHelper {
 
     /** Deletes every job, dead letter, archived job and idempotency key: a clean slate between tests. */
     public void reset() {
-        onTestConnection("Resetting Postbox's tables", c -> {
+        onTestConnection(c -> {
             PostboxTestSupport.reset(c);
             return true; // (nothing to return)
         });
@@ -143,22 +134,11 @@ public final class PostboxTestHelper {
     /**
      * Runs the work on the connection of the test's transaction when there is one (else on a connection
      * of its own), qualified for Postbox's schema: in a transaction Spring hands out the transaction's
-     * own connection, which does not qualify Postbox's tables (postbox.schema.name) itself.
+     * own connection, which does not qualify Postbox's tables (postbox.schema.name) itself. Failures
+     * are JdbcTemplate's {@code DataAccessException}s.
      */
-    private <T> T onTestConnection(String task, Work<T> work) {
-        Connection c = DataSourceUtils.getConnection(dataSource);
-        try {
-            return work.run(schema.connection(c));
-        } catch (SQLException e) {
-            DataAccessException translated = exceptions.translate(task, null, e);
-            throw translated != null ? translated : new UncategorizedSQLException(task, null, e);
-        } finally {
-            DataSourceUtils.releaseConnection(c, dataSource);
-        }
-    }
-
-    @FunctionalInterface
-    private interface Work<T> {
-        T run(Connection c) throws SQLException;
+    private <T> T onTestConnection(ConnectionCallback<T> work) {
+        T result = jdbc.execute((ConnectionCallback<T>) c -> work.doInConnection(schema.connection(c)));
+        return Objects.requireNonNull(result, "connection work returned nothing");
     }
 }
