@@ -65,6 +65,31 @@ class OrderingKeyTest extends DatabaseTest {
     }
 
     @Test
+    void aKeysNextJobIsClaimedWhenItsPredecessorFinishesNotAtTheNextPoll() {
+        List<Integer> order = Collections.synchronizedList(new ArrayList<>());
+        Postbox postbox = track(Postbox.builder(dataSource)
+                .handler("step", job -> order.add(job.payload(Step.class).seq()))
+                // nothing but a finished predecessor can wake the engine in time
+                .config(fastConfig().pollInterval(Duration.ofMinutes(5)).build())
+                .build());
+        postbox.start();
+
+        tx.executeWithoutResult(s -> {
+            for (int seq = 0; seq < 5; seq++) {
+                postbox.outbox()
+                        .enqueue(JobRequest.builder("step")
+                                .payload(new Step("k", seq))
+                                .orderingKey("k")
+                                .build());
+            }
+        });
+
+        // the commit wakes the engine for the first job; each finished job must wake it for the next
+        await().atMost(Duration.ofSeconds(30)).until(() -> order.size() == 5);
+        assertThat(order).containsExactly(0, 1, 2, 3, 4);
+    }
+
+    @Test
     void aFailingHeadBlocksOnlyItsOwnKey() {
         Postbox postbox = track(Postbox.builder(dataSource)
                 .handler("step", job -> {

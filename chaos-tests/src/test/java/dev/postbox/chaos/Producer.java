@@ -213,8 +213,23 @@ final class Producer {
     /** Share of mixed transactions that are one ordering key's sequence of 2-4 intents. */
     private static final double ORDERED_TX_SHARE = 0.25;
 
-    /** Ordering keys per ordered kind: few, so that a key often has several jobs due at once. */
-    private static final int ORDERING_KEYS = 16;
+    /**
+     * Ordering keys per ordered kind at the CI profile's 40 transactions a second: few, so that a key
+     * often has several jobs due at once. A faster profile gets proportionally more
+     * ({@link #orderingKeys}), so each key carries the same load at every rate: a key's jobs run one
+     * after another, and the soak's 130/s on 16 keys asked more of each key than one job at a time
+     * under the soak's load gave (its ordered webhooks queued up to the back-pressure bound and held
+     * the producer to two thirds of its rate).
+     */
+    private static final int ORDERING_KEYS_AT_CI_RATE = 16;
+
+    private static final int CI_TX_PER_SECOND = 40;
+
+    /** Ordering keys per ordered kind for a rate: the CI profile's keys, scaled with the rate. */
+    static int orderingKeys(double txPerSecond) {
+        return Math.max(
+                ORDERING_KEYS_AT_CI_RATE, (int) Math.ceil(ORDERING_KEYS_AT_CI_RATE * txPerSecond / CI_TX_PER_SECOND));
+    }
 
     /** The tenant of the next mixed transaction: each named one at its share, else the default (null). */
     private String tenant() {
@@ -235,11 +250,12 @@ final class Producer {
     private List<Intent> newIntents(int n, boolean burst, String tenant) {
         List<Intent> intents = new ArrayList<>(n);
         if (workload.mixedKinds() && !burst && random.nextDouble() < ORDERED_TX_SHARE) {
-            double k = random.nextDouble();
-            String kind = brokers != null && k >= 0.8 ? Brokers.KAFKA : k < 0.4 ? LOCAL : WEBHOOK;
+            // with brokers: 40 % local jobs, 40 % webhooks, 20 % Kafka messages; without: half and half
+            double k = random.nextDouble() * (brokers != null ? 1.0 : 0.8);
+            String kind = k >= 0.8 ? Brokers.KAFKA : k < 0.4 ? LOCAL : WEBHOOK;
             kind = ofTenant(kind, tenant);
             String prefix = kind.equals(LOCAL) ? "ordl-" : kind.equals(WEBHOOK) ? "ordw-" : "ordk-";
-            String key = prefix + random.nextInt(ORDERING_KEYS);
+            String key = prefix + random.nextInt(orderingKeys(workload.txPerSecond()));
             for (int j = 0, size = 2 + random.nextInt(3); j < size; j++) {
                 intents.add(intent(kind, key, tenant));
             }

@@ -100,12 +100,18 @@ final class Dispatcher implements Runnable {
         wakeUp.signal();
     }
 
-    /** A claim's outcome was written: its room is free again. */
+    /**
+     * A claim's outcome was written: its room is free again. A job with an ordering key may have
+     * freed its key's next job: that one is announced as new work, so it is claimed now rather than
+     * at the next poll (a key's jobs would otherwise advance one per poll interval).
+     */
     void released(ClaimedJob job) {
         held(job.job().queue()).decrementAndGet();
         heldByTenant(job).decrementAndGet();
         room.release();
-        if (waitingForRoom && enoughRoom()) {
+        if (job.job().orderingKey().isPresent()) {
+            wake();
+        } else if (waitingForRoom && enoughRoom()) {
             wakeUp.signal(); // once the wait can end, not for every job that a completion batch frees
         }
     }
