@@ -102,15 +102,16 @@ final class Dispatcher implements Runnable {
 
     /**
      * A claim's outcome was written: its room is free again. A job with an ordering key may have
-     * freed its key's next job: that one is announced as new work, so it is claimed now rather than
-     * at the next poll (a key's jobs would otherwise advance one per poll interval).
+     * freed its key's next job, so it ends the wait for the next poll: the loop claims now (a key's
+     * jobs would otherwise advance one per poll interval), or, after a full batch, as soon as there
+     * is room for a claim, as for any other job.
      */
     void released(ClaimedJob job) {
         held(job.job().queue()).decrementAndGet();
         heldByTenant(job).decrementAndGet();
         room.release();
-        if (job.job().orderingKey().isPresent()) {
-            wake();
+        if (job.job().orderingKey().isPresent() && !waitingForRoom) {
+            wakeUp.signal();
         } else if (waitingForRoom && enoughRoom()) {
             wakeUp.signal(); // once the wait can end, not for every job that a completion batch frees
         }
