@@ -134,7 +134,13 @@ public record ChaosConfig(
      * The database server: {@code jdbcUrl} (an admin URL), else an embedded server the run owns
      * ({@code own}, soak: the only way to restart it), else the test database of the build.
      */
-    public record Server(String jdbcUrl, boolean own, Duration restartEvery) {}
+    public record Server(String jdbcUrl, boolean own, Duration restartEvery, Duration maxDowntime) {
+
+        /** The tests' database server ({@code TestDatabase}), never restarted. */
+        static Server shared() {
+            return new Server(null, false, Duration.ZERO, Duration.ZERO);
+        }
+    }
 
     /** The valid run of {@code ./mvnw verify}: every kind of traffic and fault, the engine's defaults. */
     static ChaosConfig ci() {
@@ -179,8 +185,13 @@ public record ChaosConfig(
                 EnumSet.noneOf(Control.class),
                 // three fenced zombies at least (issue 19): a SIGSTOP fences a completion when it
                 // freezes a local handler in flight, hence the longer local work above
-                new Coverage(10_000, 20, 10, 3, 0, true, 0.03, 0),
-                new Server(null, false, Duration.ZERO),
+                // and PostgreSQL itself restarted under the running fleet: the run owns an embedded
+                // server (fast shutdown and start on the same data directory every 45 s while the
+                // faults are on; at least one restart, a fast run's production lasts about 3 minutes),
+                // down for up to 4 s each time: longer than a lease (2 s), so prefetched jobs' leases
+                // lapse during the outage, and the claim and completion loops back off
+                new Coverage(10_000, 20, 10, 3, 0, true, 0.03, 1),
+                new Server(null, true, Duration.ofSeconds(45), Duration.ofSeconds(4)),
                 reportDirFromProperty());
     }
 
@@ -194,6 +205,7 @@ public record ChaosConfig(
     static ChaosConfig quietControls() {
         ChaosConfig ci = ci();
         return ci.named("chaos-control-quiet")
+                .with(Server.shared())
                 .with(shortWorkload(ci.workload(), 1_500))
                 .with(Faults.none())
                 .with(Coverage.none())
@@ -225,6 +237,7 @@ public record ChaosConfig(
         ChaosConfig ci = ci();
         Workload w = shortWorkload(ci.workload(), 1_500);
         return ci.named("chaos-control-faults")
+                .with(Server.shared())
                 // a backlog, so that the workers are busy when they are stopped (a zombie must be
                 // holding handlers in flight for its completions to be stale)
                 .with(new Workload(
@@ -273,6 +286,7 @@ public record ChaosConfig(
         ChaosConfig ci = ci();
         ChaosConfig.Engine e = ci.engine();
         return ci.named("chaos-crash-storm")
+                .with(Server.shared())
                 .with(new Engine(
                         false,
                         e.concurrency(),
@@ -335,7 +349,7 @@ public record ChaosConfig(
                         Duration.ofSeconds(30),
                         Duration.ofSeconds(5)))
                 .with(new Coverage(1_000_000, 300, 10, 3, 0, true, 0.03, 3))
-                .with(new Server(null, true, Duration.ofMinutes(5)));
+                .with(new Server(null, true, Duration.ofMinutes(5), Duration.ZERO));
     }
 
     private static Engine defaultEngine() {
@@ -491,7 +505,9 @@ public record ChaosConfig(
                 new Server(
                         o.str("chaos.jdbcUrl", server.jdbcUrl()),
                         o.bool("chaos.ownServer", server.own()),
-                        o.seconds("chaos.pgRestartEverySeconds", server.restartEvery())),
+                        o.seconds("chaos.pgRestartEverySeconds", server.restartEvery()),
+                        Duration.ofMillis(o.integer(
+                                "chaos.pgDownMaxMs", (int) server.maxDowntime().toMillis()))),
                 reportDir);
     }
 

@@ -33,6 +33,7 @@ final class FaultInjector {
     private final ChaosConfig config;
     private final WorkerFleet fleet;
     private final SplittableRandom random;
+    private final SplittableRandom restarterRandom;
     private final String adminSessionUrl;
     private final OwnedPostgres server;
     private final Timeline timeline;
@@ -55,6 +56,7 @@ final class FaultInjector {
         this.config = config;
         this.fleet = fleet;
         this.random = random;
+        this.restarterRandom = random.split(); // its own stream: the restarter is another thread
         this.adminSessionUrl = adminSessionUrl;
         this.server = server;
         this.timeline = timeline;
@@ -144,11 +146,13 @@ final class FaultInjector {
     }
 
     private void restartServerPeriodically() {
+        SplittableRandom downtimes = restarterRandom;
+        long maxDown = config.server().maxDowntime().toMillis();
         while (on) {
             if (!sleepWhileOn(config.server().restartEvery().toMillis())) {
                 return;
             }
-            long downMillis = server.restart();
+            long downMillis = server.restart(maxDown == 0 ? 0 : downtimes.nextLong(maxDown + 1));
             timeline.add("PostgreSQL restart", "-", "down " + downMillis + " ms, port " + server.port());
         }
     }

@@ -50,12 +50,16 @@ final class OwnedPostgres implements AutoCloseable {
         return restarts.get();
     }
 
-    /** Stops the server (fast shutdown) and starts it on the same data directory and port; returns the downtime in ms. */
-    long restart() {
+    /**
+     * Stops the server (fast shutdown), leaves it down for {@code downMillis}, and starts it on the
+     * same data directory and port; returns the whole downtime in ms.
+     */
+    long restart(long downMillis) {
         long t0 = System.nanoTime();
         int port = server.getPort();
         try {
             server.close();
+            Thread.sleep(downMillis);
             server = EmbeddedPostgres.builder()
                     .setDataDirectory(dataDirectory)
                     .setCleanDataDirectory(false)
@@ -63,6 +67,9 @@ final class OwnedPostgres implements AutoCloseable {
                     .start();
         } catch (IOException e) {
             throw new UncheckedIOException("restarting the owned PostgreSQL failed", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while the owned PostgreSQL was down", e);
         }
         restarts.incrementAndGet();
         return (System.nanoTime() - t0) / 1_000_000;
