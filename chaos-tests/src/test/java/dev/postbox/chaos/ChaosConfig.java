@@ -431,7 +431,12 @@ public record ChaosConfig(
                         w.rollbackShare(),
                         w.poisonShare(),
                         w.mixedKinds(),
-                        w.localWorkMaxMillis(),
+                        // handlers work up to 100 ms here (25 in the storm), so that a worker's 1,010
+                        // buffered jobs wait longer than the 2 s the checker allows between a charged
+                        // attempt's start and its worker's death: with 25 ms a fast box drained a
+                        // buffer in about 1.3 s, every claim-time charge fell inside that window, and
+                        // chargesUnexplained could not see the defect (seed 4684942422843)
+                        100,
                         w.burstEvery(),
                         w.drainTimeout(),
                         true));
