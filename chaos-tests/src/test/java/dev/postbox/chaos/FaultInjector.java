@@ -146,13 +146,12 @@ final class FaultInjector {
     }
 
     private void restartServerPeriodically() {
-        SplittableRandom downtimes = restarterRandom;
         long maxDown = config.server().maxDowntime().toMillis();
         while (on) {
             if (!sleepWhileOn(config.server().restartEvery().toMillis())) {
                 return;
             }
-            long downMillis = server.restart(maxDown == 0 ? 0 : downtimes.nextLong(maxDown + 1));
+            long downMillis = server.restart(restarterRandom.nextLong(maxDown + 1));
             timeline.add("PostgreSQL restart", "-", "down " + downMillis + " ms, port " + server.port());
         }
     }

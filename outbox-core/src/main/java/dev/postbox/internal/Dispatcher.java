@@ -110,10 +110,9 @@ final class Dispatcher implements Runnable {
         held(job.job().queue()).decrementAndGet();
         heldByTenant(job).decrementAndGet();
         room.release();
-        if (job.job().orderingKey().isPresent() && !waitingForRoom) {
+        // waiting for room: once a claim fits, not for every job that a completion batch frees
+        if (waitingForRoom ? enoughRoom() : job.job().orderingKey().isPresent()) {
             wakeUp.signal();
-        } else if (waitingForRoom && enoughRoom()) {
-            wakeUp.signal(); // once the wait can end, not for every job that a completion batch frees
         }
     }
 
