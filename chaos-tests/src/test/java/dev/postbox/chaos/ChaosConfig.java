@@ -276,11 +276,13 @@ public record ChaosConfig(
     }
 
     /**
-     * Issue 11's crash storm: a backlog of 20,000 committed local jobs (handlers that cannot fail and
+     * Issue 11's crash storm: a backlog of 40,000 committed local jobs (handlers that cannot fail and
      * work 0-25 ms) with an attempt budget of 3, the engine's default concurrency, claim batch and
      * prefetch, and a SIGKILL every 1-3 s until the backlog is drained (at most 120 s; then the rest
      * drains without faults). Nothing else goes wrong. The workers are the plain engine, whose
-     * restarts cost little: the storm's time goes to the backlog, not to Spring Boot start-ups.
+     * restarts cost little: the storm's time goes to the backlog, not to Spring Boot start-ups. The
+     * issue asks for at least 20,000; a fast box drained that many in about 20 s, through only 8 kills
+     * of the 10 the storm must show (seed 6087663667418).
      */
     static ChaosConfig crashStorm() {
         ChaosConfig ci = ci();
@@ -298,8 +300,8 @@ public record ChaosConfig(
                         e.poolSize()))
                 .with(new Workload(
                         3,
-                        20_000,
-                        20_000,
+                        STORM_BACKLOG,
+                        STORM_BACKLOG,
                         Duration.ofSeconds(120),
                         0,
                         0,
@@ -312,8 +314,10 @@ public record ChaosConfig(
                         false))
                 .with(new Faults(
                         Duration.ofSeconds(1), Duration.ofSeconds(3), true, 1, 0, 0, 0, Duration.ZERO, Duration.ZERO))
-                .with(new Coverage(20_000, 10, 0, 0, 20_000, false, 0.03, 0));
+                .with(new Coverage(STORM_BACKLOG, 10, 0, 0, 20_000, false, 0.03, 0));
     }
+
+    private static final int STORM_BACKLOG = 40_000;
 
     /**
      * The soak (not in CI; run on a quiet machine): the CI weather for a whole hour of production,
@@ -423,8 +427,10 @@ public record ChaosConfig(
                 .plus(Control.CHARGE_AT_CLAIM)
                 .with(new Workload(
                         w.workers(),
-                        w.preloadIntents(),
-                        w.minCommittedIntents(),
+                        // the issue's 20,000: the defect shows within seconds, and the drain after
+                        // the first dead letter need not wait for a bigger backlog
+                        20_000,
+                        20_000,
                         Duration.ofSeconds(180),
                         w.txPerSecond(),
                         w.maxBacklog(),

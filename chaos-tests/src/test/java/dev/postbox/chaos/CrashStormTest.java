@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * Issue 11's crash storm: 20,000 committed local jobs, the engine's default concurrency, claim
+ * Issue 11's crash storm: 40,000 committed local jobs (the control: 20,000), the engine's default concurrency, claim
  * batch and prefetch (each worker holds about a thousand claimed jobs), and a SIGKILL every 1-3 s
  * until the backlog is drained. A healthy job must never be dead-lettered for crashes it never
  * started in; the same storm on the engine before issue 11 (claim-time charging) must be caught by
