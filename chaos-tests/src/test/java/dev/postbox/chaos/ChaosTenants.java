@@ -22,7 +22,7 @@ final class ChaosTenants {
 
     /**
      * At most this many business transactions per second per named tenant (a faster producer, the
-     * soak's 130/s, gives each a smaller share): about 3.3 webhook requests each, plus its bursts,
+     * soak's 150/s, gives each a smaller share): about 3.3 webhook requests each, plus its bursts,
      * well below its webhook rate, so that its backlog does not grow past what the drain delivers.
      */
     static final double MAX_TX_PER_SECOND_EACH = 2.4;
