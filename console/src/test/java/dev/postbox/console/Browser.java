@@ -12,12 +12,13 @@ import org.junit.jupiter.api.Assumptions;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebDriverException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
-import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -90,8 +91,28 @@ final class Browser implements AutoCloseable {
         WebElement oldPage = driver.findElement(By.tagName("html"));
         element.click();
         WebDriverWait wait = new WebDriverWait(driver, LOAD_TIMEOUT);
-        wait.until(ExpectedConditions.stalenessOf(oldPage));
+        wait.until(d -> replaced(oldPage));
         wait.until(d -> "complete".equals(((JavascriptExecutor) d).executeScript("return document.readyState")));
+    }
+
+    /**
+     * Whether an element of the page being replaced is gone. Chromium 156.0.8078.114 sometimes
+     * answers the check on such an element with "Node with given id does not belong to the document"
+     * instead of a stale element reference (seen in a CI check): the same fact, worded otherwise.
+     */
+    private static boolean replaced(WebElement oldElement) {
+        try {
+            oldElement.isEnabled();
+            return false;
+        } catch (StaleElementReferenceException e) {
+            return true;
+        } catch (WebDriverException e) {
+            String message = e.getMessage();
+            if (message != null && message.contains("does not belong to the document")) {
+                return true;
+            }
+            throw e;
+        }
     }
 
     void logout() {
