@@ -1,6 +1,8 @@
 package dev.postbox.chaos;
 
+import java.util.Arrays;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
@@ -19,6 +21,13 @@ final class CrashPlanner {
     /** Incarnations a run with broker relay defects halts between a broker's ack and the completion. */
     static final int BROKER_CONTROL_HALTS = 9;
 
+    /**
+     * What the {@code after-handler} point of the n-th incarnation armed with it waits for: any job,
+     * or a broker relay's job (after the broker's acknowledgement, before the completion), in turn.
+     */
+    private static final List<String> AFTER_HANDLER_TARGETS =
+            Arrays.asList(null, Brokers.KAFKA, null, Brokers.AMQP, null, Brokers.NATS);
+
     /** An armed incarnation's crash point, and the broker whose job it waits for (or null: any job). */
     private record CrashPlan(CrashPoints.Point point, String broker) {}
 
@@ -33,6 +42,8 @@ final class CrashPlanner {
     private final Map<String, AtomicInteger> haltsAfterBrokerAck = new TreeMap<>();
     /** The crash point each live armed incarnation waits for, by worker id (removed at its exit). */
     private final Map<String, CrashPlan> liveCrashPlans = new ConcurrentHashMap<>();
+    /** How many incarnations were armed at {@code after-handler}: the any-job/broker rotation. */
+    private int afterHandlerArms;
 
     /**
      * @param random this planner's own source (split off the run's), used only here
@@ -57,10 +68,8 @@ final class CrashPlanner {
      * (ties in order), so that a point whose armed incarnations were killed before they fired is armed
      * again next, not a full rotation later. With brokers, an {@code after-handler} point waits for a
      * job of one broker's relay (a halt between the broker's acknowledgement and the completion's
-     * commit) of a broker with no such halt yet and no live incarnation waiting for it, else for any
-     * job. (Every other one in turn left {@code after-handler} the last point to reach its minimum:
-     * an arm that waits for one broker's jobs fires later, or is killed first; a CI check's
-     * production ran 50 s past the other points' minimums for it.)
+     * commit): first for a broker with no such halt yet and no live incarnation waiting for it,
+     * otherwise every other one in turn (any job between).
      *
      * @param withBrokers whether the run has broker destinations
      */
@@ -79,6 +88,10 @@ final class CrashPlanner {
             String broker = null;
             if (withBrokers && point == CrashPoints.Point.AFTER_HANDLER) {
                 broker = owedBroker();
+                if (broker == null) {
+                    broker = AFTER_HANDLER_TARGETS.get(afterHandlerArms % AFTER_HANDLER_TARGETS.size());
+                }
+                afterHandlerArms++;
                 if (broker != null) {
                     p.put("chaos.crash.kind", Brokers.jobKind(broker));
                 }
