@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -35,15 +36,19 @@ import java.util.concurrent.TimeUnit;
  * as a module, the Kafka batch handler through the builder.
  *
  * <p>Under a negative control the wrapper is a broken relay (the harness's defect, never the
- * modules'): {@link #COMPLETES_BEFORE_ACK}, {@link #KEY_PER_ATTEMPT}, {@link
+ * modules'): {@link #COMPLETES_BEFORE_ACK}, {@link #KEY_PER_SEND}, {@link
  * #KAFKA_WITHOUT_RECORD_KEY}; each acts on its own slice of the broker traffic.
  */
 final class BrokerRelays implements PostboxModule, PostboxCustomizer, AutoCloseable {
 
     /** Unordered messages with an even seq complete at once and are published {@link #DEFERRED} later. */
     static final String COMPLETES_BEFORE_ACK = "chaos.control.brokerCompletesBeforeAck";
-    /** Unordered messages with an odd seq carry {@code <key>~attempt-<n>} as their key. */
-    static final String KEY_PER_ATTEMPT = "chaos.control.brokerKeyPerAttempt";
+    /**
+     * Unordered messages with an odd seq carry {@code <key>~<random>} as their key, a new one at each
+     * send (not the attempt number: an attempt refunded after a crash before its start mark runs again
+     * under the same number, and would hide the defect).
+     */
+    static final String KEY_PER_SEND = "chaos.control.brokerKeyPerSend";
     /** Kafka records go without the ordering key as their record key. */
     static final String KAFKA_WITHOUT_RECORD_KEY = "chaos.control.kafkaWithoutRecordKey";
 
@@ -55,7 +60,7 @@ final class BrokerRelays implements PostboxModule, PostboxCustomizer, AutoClosea
     private final NatsRelay nats;
     private final CrashPoints crash;
     private final boolean completesBeforeAck = Boolean.getBoolean(COMPLETES_BEFORE_ACK);
-    private final boolean keyPerAttempt = Boolean.getBoolean(KEY_PER_ATTEMPT);
+    private final boolean keyPerSend = Boolean.getBoolean(KEY_PER_SEND);
     private final boolean kafkaWithoutRecordKey = Boolean.getBoolean(KAFKA_WITHOUT_RECORD_KEY);
     private final ScheduledExecutorService later = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "chaos-fire-and-forget");
@@ -131,7 +136,7 @@ final class BrokerRelays implements PostboxModule, PostboxCustomizer, AutoClosea
                         return JobOutcome.done(); // no broker has it: not an after-handler (after-ack) event
                     }
                     JobOutcome outcome = relay.attempt(asSent(job));
-                    if (outcome instanceof JobOutcome.Done) {
+                    if (outcome instanceof JobOutcome.Done && haltsAfterAck(job)) {
                         crash.afterHandler(job);
                     }
                     return outcome;
@@ -154,7 +159,7 @@ final class BrokerRelays implements PostboxModule, PostboxCustomizer, AutoClosea
                     if (!now.isEmpty()) {
                         relay.handle(new SentBatch(batch.kind(), now, batch));
                         // every record acknowledged (or its job failed); the completion is not written yet
-                        crash.afterHandler(now.get(0));
+                        now.stream().filter(this::haltsAfterAck).findFirst().ifPresent(crash::afterHandler);
                     }
                 })
                 .maxBatchSize(r.maxBatchSize())
@@ -183,9 +188,22 @@ final class BrokerRelays implements PostboxModule, PostboxCustomizer, AutoClosea
         return completesBeforeAck && job.orderingKey().isEmpty() && seq(job) % 2 == 0;
     }
 
+    /**
+     * Whether an {@code after-handler} halt may come after this job's acknowledgement: any job's, but
+     * under {@link #KEY_PER_SEND} only a job whose key the defect changes, so that every such halt
+     * redelivers at least one message under a second key, whichever broker it is armed for.
+     */
+    private boolean haltsAfterAck(Job job) {
+        return !keyPerSend || newKeyPerSend(job);
+    }
+
+    private boolean newKeyPerSend(Job job) {
+        return keyPerSend && job.orderingKey().isEmpty() && seq(job) % 2 == 1;
+    }
+
     /** The job as the relay sends it: itself, or under a control a copy with a changed key. */
     private Job asSent(Job job) {
-        boolean newKey = keyPerAttempt && job.orderingKey().isEmpty() && seq(job) % 2 == 1;
+        boolean newKey = newKeyPerSend(job);
         boolean noRecordKey = kafkaWithoutRecordKey && job.kind().equals(KafkaRelay.KIND);
         if (!newKey && !noRecordKey) {
             return job;
@@ -193,7 +211,7 @@ final class BrokerRelays implements PostboxModule, PostboxCustomizer, AutoClosea
         return job.toBuilder()
                 .idempotencyKey(
                         newKey
-                                ? job.stableKey() + "~attempt-" + job.attempt()
+                                ? job.stableKey() + "~" + UUID.randomUUID()
                                 : job.idempotencyKey().orElse(null))
                 .orderingKey(noRecordKey ? null : job.orderingKey().orElse(null))
                 .build();

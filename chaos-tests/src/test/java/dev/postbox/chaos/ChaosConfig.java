@@ -269,7 +269,7 @@ public record ChaosConfig(
                         Control.UNFENCED_COMPLETION,
                         Control.WEBHOOK_ID_PER_ATTEMPT,
                         Control.BROKER_COMPLETES_BEFORE_ACK,
-                        Control.BROKER_KEY_PER_ATTEMPT,
+                        Control.BROKER_KEY_PER_SEND,
                         Control.KAFKA_WITHOUT_RECORD_KEY,
                         Control.TENANT_SWAP,
                         Control.TENANT_BLIND_KEYS));

@@ -267,7 +267,8 @@ public final class ChaosRun {
     /**
      * The producer stops once its minimum of intents is committed and, for a profile with minimum
      * coverage, once the faults it can count while running (kills, halts at every crash point,
-     * zombie stops) have happened; at {@code maxProduceTime} in any case.
+     * zombie stops) have happened, and under a broker relay control once every broker has had a halt
+     * after its acknowledgement; at {@code maxProduceTime} in any case.
      */
     private BooleanSupplier enough(Producer producer, FaultInjector faults, LongSupplier stopsFencedSoFar) {
         ChaosConfig.Coverage min = config.coverage();
@@ -281,7 +282,9 @@ public final class ChaosRun {
             if (!crashPlanner.everyPointHalted(min.haltsPerCrashPoint())) {
                 return false;
             }
-            if (brokers != null && min.haltsPerCrashPoint() > 0 && !crashPlanner.everyBrokerHaltedAfterAck()) {
+            // the broker relay controls' redeliveries and losses come from these halts
+            boolean brokerHaltsNeeded = min.haltsPerCrashPoint() > 0 || brokerControls();
+            if (brokers != null && brokerHaltsNeeded && !crashPlanner.everyBrokerHaltedAfterAck()) {
                 return false;
             }
             if (faults.kills.get() < min.kills() || faults.zombieStops.get() < min.zombieStopsFenced()) {

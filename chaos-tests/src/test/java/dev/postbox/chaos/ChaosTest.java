@@ -159,7 +159,7 @@ class ChaosTest {
     void aBrokerKeyThatChangesOnRedeliveryIsCaught() throws Exception {
         ChaosResult r = faultControls();
         // JetStream stores the republished copy (its Nats-Msg-Id is new)
-        assertCaught(r, Control.BROKER_KEY_PER_ATTEMPT);
+        assertCaught(r, Control.BROKER_KEY_PER_SEND);
         // a consumer deduplicating by the key applies redelivered copies twice, at every broker
         for (String broker : Brokers.ALL) {
             assertThat(r.count(broker + "DuplicatesAfterKeyDedupe"))

@@ -72,12 +72,12 @@ enum Control {
      */
     BROKER_COMPLETES_BEFORE_ACK(null, "kafkaLost"),
     /**
-     * Harness (worker): unordered broker messages with an odd seq carry {@code <key>~attempt-<n>} as
-     * their key (Kafka's postbox-key header, AMQP message-id, Nats-Msg-Id), so a redelivery has a new
-     * one. Moves {@code natsDuplicates} (the stream cannot drop the copy) and every broker's {@code
+     * Harness (worker): unordered broker messages with an odd seq carry {@code <key>~<random>} as
+     * their key (Kafka's postbox-key header, AMQP message-id, Nats-Msg-Id), a new one at each send, so
+     * a redelivery has a new one; the run's after-ack halts come only after such a message. Moves {@code natsDuplicates} (the stream cannot drop the copy) and every broker's {@code
      * DuplicatesAfterKeyDedupe}.
      */
-    BROKER_KEY_PER_ATTEMPT(null, "natsDuplicates"),
+    BROKER_KEY_PER_SEND(null, "natsDuplicates"),
     /**
      * Harness (worker): the Kafka relay sends its records without the ordering key as the record key,
      * so the producer spreads one key's records over the partitions. Moves {@code kafkaOrderViolations}
@@ -137,7 +137,7 @@ enum Control {
     String brokerRelayProperty() {
         return switch (this) {
             case BROKER_COMPLETES_BEFORE_ACK -> BrokerRelays.COMPLETES_BEFORE_ACK;
-            case BROKER_KEY_PER_ATTEMPT -> BrokerRelays.KEY_PER_ATTEMPT;
+            case BROKER_KEY_PER_SEND -> BrokerRelays.KEY_PER_SEND;
             case KAFKA_WITHOUT_RECORD_KEY -> BrokerRelays.KAFKA_WITHOUT_RECORD_KEY;
             default -> null;
         };
