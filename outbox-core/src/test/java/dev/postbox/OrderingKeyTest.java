@@ -120,4 +120,137 @@ class OrderingKeyTest extends DatabaseTest {
         assertThat(count("SELECT count(*) FROM outbox_job WHERE ordering_key = 'free'"))
                 .isZero();
     }
+
+    private JobRequest step(String key, int seq) {
+        return JobRequest.builder("step")
+                .payload(new Step(key, seq))
+                .orderingKey(key)
+                .build();
+    }
+
+    private List<String> waitingSeqs() {
+        return jdbc.queryForList(
+                "SELECT payload->>'seq' FROM outbox_job WHERE sort_at = 'infinity' ORDER BY id", String.class);
+    }
+
+    @Test
+    void aJobBehindALiveJobOfItsKeyWaitsOutsideTheClaimUntilThatJobLeaves() {
+        List<Integer> order = Collections.synchronizedList(new ArrayList<>());
+        Postbox postbox = track(Postbox.builder(dataSource)
+                .handler("step", job -> order.add(job.payload(Step.class).seq()))
+                .config(fastConfig().claimBatchSize(1).build())
+                .build());
+        // one batch (one statement per row in one transaction) and one more transaction
+        tx.executeWithoutResult(s -> postbox.outbox().enqueueAll(List.of(step("k", 0), step("k", 1))));
+        enqueueCommitted(postbox.outbox(), step("k", 2));
+        enqueueCommitted(postbox.outbox(), step("other", 0));
+
+        // the key's head and the other key's only job are in claim order; its successors wait
+        assertThat(waitingSeqs()).containsExactly("1", "2");
+
+        // each finished job gives its key's next one its claim order back: one pass runs them all
+        assertThat(postbox.runDueJobs()).isEqualTo(4);
+        assertThat(count("SELECT count(*) FROM outbox_job")).isZero();
+        assertThat(order).containsSubsequence(0, 1, 2);
+    }
+
+    @Test
+    void aDeadLetteredOrCancelledHeadLetsItsNextJobIn() {
+        Postbox postbox = track(Postbox.builder(dataSource)
+                .handler("step", job -> {
+                    throw new IllegalStateException("fails");
+                })
+                .build());
+        enqueueCommitted(
+                postbox.outbox(),
+                JobRequest.builder("step")
+                        .payload(new Step("k", 0))
+                        .orderingKey("k")
+                        .maxAttempts(1)
+                        .build());
+        enqueueCommitted(postbox.outbox(), step("k", 1));
+        enqueueCommitted(postbox.outbox(), step("k", 2));
+        assertThat(waitingSeqs()).containsExactly("1", "2");
+
+        postbox.runDueJobs(); // the head's one attempt fails: a dead letter
+        assertThat(postbox.admin().deadLetterCount()).isEqualTo(1);
+        assertThat(waitingSeqs()).containsExactly("2");
+
+        long next = jdbc.queryForObject("SELECT id FROM outbox_job WHERE payload->>'seq' = '1'", Long.class);
+        assertThat(postbox.admin().cancel(next)).isTrue();
+        assertThat(waitingSeqs()).as("cancelled: the last job is next").isEmpty();
+    }
+
+    @Test
+    void keysOfDifferentTenantsDoNotWaitForEachOther() {
+        Postbox postbox = track(Postbox.builder(dataSource).build());
+        enqueueCommitted(postbox.outbox(), step("k", 0));
+        enqueueCommitted(
+                postbox.outbox(),
+                JobRequest.builder("step")
+                        .payload(new Step("k", 1))
+                        .orderingKey("k")
+                        .tenant("acme")
+                        .build());
+        enqueueCommitted(postbox.outbox(), step("k", 2));
+
+        assertThat(waitingSeqs()).containsExactly("2");
+    }
+
+    @Test
+    void aJobLeftWaitingWithNoPredecessorIsLetInByTheRescuer() {
+        Postbox postbox = track(Postbox.builder(dataSource).build());
+        enqueueCommitted(postbox.outbox(), step("k", 0));
+        enqueueCommitted(postbox.outbox(), step("k", 1));
+        // what the race leaves: the predecessor's deletion did not see its successor's enqueue
+        jdbc.update("ALTER TABLE outbox_job DISABLE TRIGGER outbox_job_next_of_key");
+        jdbc.update("DELETE FROM outbox_job WHERE payload->>'seq' = '0'");
+        jdbc.update("ALTER TABLE outbox_job ENABLE TRIGGER outbox_job_next_of_key");
+        assertThat(waitingSeqs()).containsExactly("1");
+
+        postbox.rescueExpiredLeases();
+
+        assertThat(waitingSeqs()).isEmpty();
+        assertThat(jdbc.queryForObject(
+                        "SELECT sort_at = run_at - priority * interval '1 second' FROM outbox_job", Boolean.class))
+                .as("its claim order is the one it had before it waited")
+                .isTrue();
+    }
+
+    @Test
+    void aClaimDoesNotReadTheJobsWaitingForTheirKeys() throws Exception {
+        Postbox postbox = track(Postbox.builder(dataSource).build());
+        // 50 keys whose heads run, 20 waiting successors each, and 100 unordered jobs due behind them
+        List<JobRequest> ordered = new ArrayList<>();
+        for (int seq = 0; seq < 21; seq++) {
+            for (int k = 0; k < 50; k++) {
+                ordered.add(step("key-" + k, seq));
+            }
+        }
+        tx.executeWithoutResult(s -> postbox.outbox().enqueueAll(ordered));
+        jdbc.update("UPDATE outbox_job SET state = 'running', lease_until = now() + interval '1 hour',"
+                + " lease_token = 1 WHERE payload->>'seq' = '0'");
+        List<JobRequest> unordered = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            unordered.add(JobRequest.builder("step").payload(new Step(null, i)).build());
+        }
+        tx.executeWithoutResult(s -> postbox.outbox().enqueueAll(unordered));
+        assertThat(waitingSeqs()).hasSize(1_000);
+
+        tools.jackson.databind.JsonNode plan;
+        try (java.sql.Connection c = dataSource.getConnection()) {
+            plan = tools.jackson.databind.json.JsonMapper.builder()
+                    .build()
+                    .readTree(new dev.postbox.internal.ClaimStore(JsonCodec.jackson())
+                            .explainClaim(c, JobRequest.DEFAULT_QUEUE, 100, "ANALYZE, FORMAT JSON"))
+                    .get(0)
+                    .get("Plan");
+        }
+        assertThat(plan.get("Actual Rows").asDouble())
+                .as("claimed: the unordered jobs")
+                .isEqualTo(100);
+        assertThat(plan.findValues("Rows Removed by Filter"))
+                .as("rows the claim read and dropped (a waiting successor would be one): %s", plan)
+                .allMatch(n -> n.asDouble() == 0);
+    }
 }

@@ -31,16 +31,27 @@ public final class ClaimStore {
                     + "          AND coalesce(h.tenant, '') = coalesce(j.tenant, '')))";
 
     /**
+     * How far in claim order a lane is read: jobs due within 100 s (the highest priority's head start),
+     * which leaves out the jobs waiting for their ordering key ({@link KeyWaitingStore}); the {@link
+     * NegativeControls#IGNORE_ORDERING_KEY} control reads those too, so that it runs them out of order.
+     */
+    private static final String DUE = NegativeControls.IGNORE_ORDERING_KEY
+            ? "     AND (j.sort_at <= now() + interval '100 seconds' OR j.sort_at = " + KeyWaitingStore.WAITING + ")"
+            : "     AND j.sort_at <= now() + interval '100 seconds'";
+
+    /**
      * One lane's share, taken tenant by tenant: for each tenant of the claim (in the order given), at
      * most {@code least(room, perTenant)} of its claimable jobs of the lane in claim order. Each tenant's
      * read is an index scan of the fair-claim index ({@code queue, tenant, lane, sort_at, id}) bounded
      * by {@code sort_at <= now() + 100 s}, so a tenant's backlog is never read past what it is given,
-     * and another tenant's head is one probe away whatever that backlog holds.
+     * and another tenant's head is one probe away whatever that backlog holds. Jobs waiting for their
+     * key lie beyond that bound; {@link #ORDERED} still guards the order of the rest.
      */
     private static final String LANE = "SELECT x.id, t.t, t.room, t.n FROM tenants t CROSS JOIN LATERAL ("
             + "   SELECT j.id FROM outbox_job j"
             + "   WHERE j.queue = ? AND coalesce(j.tenant, '') = t.t AND j.lane = ? AND j.state IN ('pending', 'retry')"
-            + "     AND j.sort_at <= now() + interval '100 seconds' AND j.run_at <= now()"
+            + DUE
+            + "     AND j.run_at <= now()"
             + ORDERED
             + "     AND (SELECT open FROM gate)"
             + "   ORDER BY j.sort_at, j.id LIMIT least(t.room, ?::int) FOR UPDATE OF j SKIP LOCKED) x"

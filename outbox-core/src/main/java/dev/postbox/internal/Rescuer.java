@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
  * of its kind's retry policy ({@link RetryPolicies}: the policies of the kinds this process has
  * handlers for, the engine's for the others), or to the dead letters when its budget (the attempts
  * its kind's policy gave it at enqueue) is spent. One that never started (the job waited in a dead
- * worker's buffer) is refunded and back in line at once. Runs on every node; row locks with
+ * worker's buffer) is refunded and back in line at once. Then it gives their claim order back to
+ * jobs stranded waiting for an ordering key ({@link KeyWaitingStore}). Runs on every node; row locks with
  * SKIP LOCKED keep nodes out of each other's way.
  */
 final class Rescuer implements Runnable {
@@ -76,6 +77,7 @@ final class Rescuer implements Runnable {
                 break;
             }
         }
+        releaseStrandedKeyWaiters();
         if (retried + dead + returned > 0) {
             log.info(
                     "Rescued expired leases: {} back to the queue, {} dead-lettered, {} returned without charge"
@@ -91,5 +93,21 @@ final class Rescuer implements Runnable {
             listener.rescuedUnstarted(returned);
         }
         return new LeaseStore.Rescued(retried, dead, returned);
+    }
+
+    /**
+     * Gives their claim order back to jobs left waiting for an ordering key with no older job live
+     * (the race {@link KeyWaitingStore} describes); normally none.
+     */
+    private void releaseStrandedKeyWaiters() throws SQLException {
+        int released;
+        try (Connection c = dataSource.getConnection()) {
+            released = KeyWaitingStore.releaseStranded(c, BATCH);
+        }
+        if (released > 0) {
+            log.debug(
+                    "Gave {} job(s) waiting for an ordering key whose predecessor had left their claim order back",
+                    released);
+        }
     }
 }
