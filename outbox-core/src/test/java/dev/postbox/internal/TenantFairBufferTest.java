@@ -15,10 +15,15 @@ class TenantFairBufferTest {
     private static long ids;
 
     private static ClaimedJob job(String tenant) {
+        return job(tenant, null);
+    }
+
+    private static ClaimedJob job(String tenant, String orderingKey) {
         long id = ++ids;
         Job job = Job.builder(id, "m", "{}", JsonCodec.jackson())
                 .attempt(1, 8)
                 .tenant(tenant)
+                .orderingKey(orderingKey)
                 .build();
         return new ClaimedJob(job, id, false, false, System.nanoTime() + TimeUnit.SECONDS.toNanos(30));
     }
@@ -85,5 +90,43 @@ class TenantFairBufferTest {
         buffer.drainTo(taken);
         assertThat(taken).containsExactly(a1, c);
         assertThat(buffer.isEmpty()).isTrue();
+    }
+
+    @Test
+    void aKeysJobWaitsForTheOtherKeysJobsNotForAThousandUnorderedOnes() throws Exception {
+        TenantFairBuffer buffer = new TenantFairBuffer();
+        List<ClaimedJob> unordered = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            unordered.add(job("t"));
+        }
+        buffer.addAll(unordered);
+        buffer.poll(); // a worker took the first: the ordered jobs' turn is next
+        ClaimedJob first = job("t", "key-1");
+        ClaimedJob second = job("t", "key-2");
+        buffer.addAll(List.of(first, second));
+
+        // ordered and unordered jobs of the tenant take turns, each kind in claim order
+        List<ClaimedJob> taken = new ArrayList<>();
+        buffer.drainTo(taken, 4);
+        assertThat(taken).containsExactly(first, unordered.get(1), second, unordered.get(2));
+        assertThat(buffer.size()).isEqualTo(997);
+        assertThat(buffer.remove(unordered.get(500))).isTrue();
+        assertThat(buffer.remove(first)).as("taken already").isFalse();
+        assertThat(buffer).hasSize(996).doesNotContain(unordered.get(500));
+    }
+
+    @Test
+    void aTenantsOrderedJobsDoNotTakeTurnsFromOtherTenants() throws Exception {
+        TenantFairBuffer buffer = new TenantFairBuffer();
+        ClaimedJob a1 = job("a", "k1");
+        ClaimedJob a2 = job("a");
+        ClaimedJob a3 = job("a", "k2");
+        ClaimedJob b1 = job("b");
+        ClaimedJob b2 = job("b");
+        buffer.addAll(List.of(a1, a2, a3, b1, b2));
+
+        List<ClaimedJob> taken = new ArrayList<>();
+        buffer.drainTo(taken);
+        assertThat(taken).containsExactly(a1, b1, a2, b2, a3);
     }
 }
