@@ -28,6 +28,14 @@ class TenantFairBufferTest {
         return new ClaimedJob(job, id, false, false, System.nanoTime() + TimeUnit.SECONDS.toNanos(30));
     }
 
+    private static List<ClaimedJob> jobs(String tenant, int n) {
+        List<ClaimedJob> jobs = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            jobs.add(job(tenant));
+        }
+        return jobs;
+    }
+
     private static String tenantOf(ClaimedJob j) {
         return j.job().tenant().orElse("(default)");
     }
@@ -35,11 +43,7 @@ class TenantFairBufferTest {
     @Test
     void aQuietTenantsJobIsTakenNextEvenBehindAThousandOfAFloodingOne() throws Exception {
         TenantFairBuffer buffer = new TenantFairBuffer();
-        List<ClaimedJob> flood = new ArrayList<>();
-        for (int i = 0; i < 1000; i++) {
-            flood.add(job("flood"));
-        }
-        buffer.addAll(flood);
+        buffer.addAll(jobs("flood", 1000));
         buffer.poll(); // a worker took the flood's first job: the flood's turn comes again after the others'
         ClaimedJob quiet = job("quiet");
         buffer.offer(quiet);
@@ -95,10 +99,7 @@ class TenantFairBufferTest {
     @Test
     void aKeysJobWaitsForTheOtherKeysJobsNotForAThousandUnorderedOnes() throws Exception {
         TenantFairBuffer buffer = new TenantFairBuffer();
-        List<ClaimedJob> unordered = new ArrayList<>();
-        for (int i = 0; i < 1000; i++) {
-            unordered.add(job("t"));
-        }
+        List<ClaimedJob> unordered = jobs("t", 1000);
         buffer.addAll(unordered);
         buffer.poll(); // a worker took the first: the ordered jobs' turn is next
         ClaimedJob first = job("t", "key-1");
