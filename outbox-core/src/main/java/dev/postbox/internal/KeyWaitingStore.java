@@ -2,7 +2,6 @@ package dev.postbox.internal;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 
 /**
@@ -42,15 +41,6 @@ public final class KeyWaitingStore {
         try (PreparedStatement ps = c.prepareStatement(RELEASE_STRANDED)) {
             ps.setInt(1, limit);
             return ps.executeUpdate();
-        }
-    }
-
-    /** How many jobs wait for their key (in the whole table). For tests and the console. */
-    public static long waiting(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM outbox_job WHERE sort_at = " + WAITING);
-                ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getLong(1);
         }
     }
 }
