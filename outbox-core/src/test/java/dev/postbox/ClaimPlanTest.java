@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.postbox.internal.ClaimStore;
 import dev.postbox.internal.ClaimedJob;
+import dev.postbox.internal.GenericPlans;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
@@ -59,7 +60,11 @@ class ClaimPlanTest extends DatabaseTest {
                     if (m.getName().equals("prepareStatement")
                             && args.length == 1
                             && ((String) args[0]).contains("lease_token = nextval")) {
-                        Captured claim = new Captured((String) args[0], new ArrayList<>());
+                        String sql = (String) args[0];
+                        assertThat(sql)
+                                .as("the engine runs its claim with a generic plan")
+                                .startsWith(GenericPlans.PREFIX);
+                        Captured claim = new Captured(GenericPlans.withoutPrefix(sql), new ArrayList<>());
                         captured.add(claim);
                         PreparedStatement ps = (PreparedStatement) result;
                         return Proxy.newProxyInstance(
@@ -86,7 +91,7 @@ class ClaimPlanTest extends DatabaseTest {
         }
     }
 
-    /** The plan PostgreSQL uses once it caches a generic plan for the (server-prepared) statement. */
+    /** The plan the engine's claim runs with: the generic plan ({@link GenericPlans}). */
     private JsonNode explainGeneric(Connection c, Captured claim) throws Exception {
         StringBuilder numbered = new StringBuilder();
         int n = 0;

@@ -124,10 +124,10 @@ final class Floor {
         try (Connection c = ds.getConnection()) {
             c.setAutoCommit(true);
             StatementCapture.Captured claim = StatementCapture.claim(c, batch, "floor");
-            PreparedStatement ps = claim.prepare(c, "");
+            PreparedStatement ps = claim.prepareAsEngine(c);
             while (failure.get() == null) {
                 List<Long> ids = new ArrayList<>(batch);
-                try (ResultSet rs = ps.executeQuery()) {
+                try (ResultSet rs = claim.query(ps)) {
                     while (rs.next()) {
                         ids.add(rs.getLong(1));
                         if (engineFinish) {

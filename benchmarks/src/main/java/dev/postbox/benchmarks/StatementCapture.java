@@ -2,12 +2,14 @@ package dev.postbox.benchmarks;
 
 import dev.postbox.JsonCodec;
 import dev.postbox.internal.ClaimStore;
+import dev.postbox.internal.GenericPlans;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,13 +30,27 @@ final class StatementCapture {
 
     record Call(Method method, Object[] args) {}
 
-    record Captured(String sql, List<Call> bindings) {
+    /**
+     * The statement (without the engine's {@link GenericPlans#PREFIX}) and its bindings; {@code
+     * genericPlan} when the engine sends it after that prefix.
+     */
+    record Captured(String sql, boolean genericPlan, List<Call> bindings) {
 
-        /** Prepares {@code prefix + sql} on {@code c} with the recorded bindings. */
+        /** Prepares {@code prefix + sql} on {@code c} with the recorded bindings (e.g. an EXPLAIN). */
         PreparedStatement prepare(Connection c, String prefix) throws SQLException {
             PreparedStatement ps = c.prepareStatement(prefix + sql);
             bind(ps);
             return ps;
+        }
+
+        /** Prepares the statement as the engine sends it, with the recorded bindings. */
+        PreparedStatement prepareAsEngine(Connection c) throws SQLException {
+            return prepare(c, genericPlan ? GenericPlans.PREFIX : "");
+        }
+
+        /** Runs a statement of {@link #prepareAsEngine} as the engine does; returns its rows. */
+        ResultSet query(PreparedStatement ps) throws SQLException {
+            return genericPlan ? GenericPlans.executeQuery(ps) : ps.executeQuery();
         }
 
         void bind(PreparedStatement ps) throws SQLException {
@@ -126,7 +142,8 @@ final class StatementCapture {
         try {
             action.run(spy);
         } catch (Stop expected) {
-            return new Captured(sql[0], bindings);
+            String bare = GenericPlans.withoutPrefix(sql[0]);
+            return new Captured(bare, !bare.equals(sql[0]), bindings);
         }
         throw new IllegalStateException("the action executed no statement");
     }

@@ -103,6 +103,11 @@ public final class ClaimStore {
 
     private static final String CAPPED_CLAIM = claimStatement(CAPPED_CANDIDATES);
 
+    /** The claims as the dispatcher runs them: with a generic plan ({@link GenericPlans}). */
+    private static final String GENERIC_CLAIM = GenericPlans.of(CLAIM);
+
+    private static final String GENERIC_CAPPED_CLAIM = GenericPlans.of(CAPPED_CLAIM);
+
     /** Serialises claims of a capped queue across the installation's nodes (transaction-scoped). */
     private static final String CAP_LOCK = "SELECT pg_advisory_xact_lock(" + AdvisoryLocks.QUEUE_CAP + ")";
 
@@ -159,13 +164,13 @@ public final class ClaimStore {
             return new Claim(List.of(), new int[3]);
         }
         boolean capped = tenants.stream().anyMatch(t -> t.room() < limit);
-        try (PreparedStatement ps = c.prepareStatement(capped ? CAPPED_CLAIM : CLAIM)) {
+        try (PreparedStatement ps = c.prepareStatement(capped ? GENERIC_CAPPED_CLAIM : GENERIC_CLAIM)) {
             bindClaim(c, ps, queue, tenants, laneLimits, spread, limit, workerId, lease);
             List<ClaimedJob> jobs = new ArrayList<>(limit);
             int[] perLane = new int[3];
             // The database starts the lease after this instant: a safe local estimate of its end.
             long leaseEnd = System.nanoTime() + lease.toNanos();
-            try (ResultSet rs = ps.executeQuery()) {
+            try (ResultSet rs = GenericPlans.executeQuery(ps)) {
                 while (rs.next()) {
                     jobs.add(readClaimed(rs, leaseEnd));
                     perLane[1 - rs.getInt(14)]++;

@@ -46,6 +46,9 @@ public final class TenantStore {
             + " WHERE NOT EXISTS (SELECT 1 FROM outbox_tenant p WHERE p.tenant = x.t AND p.paused)"
             + " ORDER BY x.part, x.n LIMIT ?";
 
+    /** As the dispatcher runs it: with a generic plan ({@link GenericPlans}). */
+    private static final String GENERIC_TENANTS_WITH_WORK = GenericPlans.of(TENANTS_WITH_WORK);
+
     private static final String CAPPED_TENANTS =
             "SELECT tenant, max_running FROM outbox_tenant WHERE max_running IS NOT NULL";
 
@@ -69,7 +72,7 @@ public final class TenantStore {
      * starting after {@code cursor} (and wrapping around), paused tenants left out.
      */
     public static List<String> tenantsWithWork(Connection c, String queue, String cursor, int max) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(TENANTS_WITH_WORK)) {
+        try (PreparedStatement ps = c.prepareStatement(GENERIC_TENANTS_WITH_WORK)) {
             int i = 1;
             ps.setString(i++, queue);
             ps.setString(i++, cursor);
@@ -82,7 +85,7 @@ public final class TenantStore {
             ps.setString(i++, cursor);
             ps.setInt(i, max);
             List<String> tenants = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
+            try (ResultSet rs = GenericPlans.executeQuery(ps)) {
                 while (rs.next()) {
                     tenants.add(rs.getString(1));
                 }
