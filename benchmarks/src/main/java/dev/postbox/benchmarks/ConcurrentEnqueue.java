@@ -30,7 +30,10 @@ import org.slf4j.LoggerFactory;
  *   <li><b>intent</b>: the same plus one {@code outbox.enqueue(connection, ...)}, as shipped (no
  *       NOTIFY in the transaction; coalesced notifications from Postbox's own connection);
  *   <li><b>trigger</b>: the same plus the insert trigger of schema V1-V6 put back, which ran {@code
- *       pg_notify} in every enqueueing transaction: the cost that V7 removed, for comparison.
+ *       pg_notify} in every enqueueing transaction: the cost that V7 removed, for comparison;
+ *   <li><b>secondRow</b>: the business transaction with a second order row instead of the intent:
+ *       what one more statement in the transaction costs without Postbox (one more round trip and
+ *       one more row), the floor of any enqueue that writes in the caller's transaction.
  * </ul>
  *
  * The variants take turns in short rounds (bare, intent, trigger, bare, ...), so that drift and the
@@ -57,7 +60,8 @@ final class ConcurrentEnqueue {
     enum Variant {
         BARE,
         INTENT,
-        TRIGGER
+        TRIGGER,
+        SECOND_ROW
     }
 
     /** {@code bench.concurrentEnqueue*} system properties. */
@@ -104,7 +108,8 @@ final class ConcurrentEnqueue {
                             "roundSeconds", settings.roundSeconds(),
                             "warmupSeconds", settings.warmupSeconds()));
             r.put("levels", levels);
-            StringBuilder notes = new StringBuilder("commits/s bare / intent / old trigger; intent ÷ bare:");
+            StringBuilder notes =
+                    new StringBuilder("commits/s bare / intent / old trigger / second row; intent ÷ bare:");
             for (Map<String, Object> level : levels) {
                 notes.append(' ')
                         .append(level.get("producers"))
@@ -114,9 +119,13 @@ final class ConcurrentEnqueue {
                         .append(Math.round((Double) level.get("intentCommitsPerSecond")))
                         .append(" / ")
                         .append(Math.round((Double) level.get("triggerCommitsPerSecond")))
+                        .append(" / ")
+                        .append(Math.round((Double) level.get("secondRowCommitsPerSecond")))
                         .append(", ")
                         .append(level.get("intentRatio"))
-                        .append("×;");
+                        .append("× (second row ")
+                        .append(level.get("secondRowRatio"))
+                        .append("×);");
             }
             r.put("notes", notes.toString());
             return r;
@@ -171,6 +180,12 @@ final class ConcurrentEnqueue {
         double bare = commits.get(Variant.BARE) / seconds.get(Variant.BARE);
         level.put("intentRatio", Env.round(commits.get(Variant.INTENT) / seconds.get(Variant.INTENT) / bare, 3));
         level.put("triggerRatio", Env.round(commits.get(Variant.TRIGGER) / seconds.get(Variant.TRIGGER) / bare, 3));
+        double secondRow = commits.get(Variant.SECOND_ROW) / seconds.get(Variant.SECOND_ROW);
+        level.put("secondRowRatio", Env.round(secondRow / bare, 3));
+        // Postbox's own share: the intent against the same transaction with any one more row.
+        level.put(
+                "intentToSecondRowRatio",
+                Env.round(commits.get(Variant.INTENT) / seconds.get(Variant.INTENT) / secondRow, 3));
         level.put("loadAverage", Env.loadAverage());
         return level;
     }
@@ -198,7 +213,9 @@ final class ConcurrentEnqueue {
                         long n = 0;
                         while (!stop.get()) {
                             long order = Orders.insert(c, base + n);
-                            if (variant != Variant.BARE) {
+                            if (variant == Variant.SECOND_ROW) {
+                                Orders.insert(c, base + n + 1);
+                            } else if (variant != Variant.BARE) {
                                 outbox.enqueue(c, JobRequest.of("order-placed", Map.of("orderId", order)));
                             }
                             c.commit();
@@ -238,7 +255,8 @@ final class ConcurrentEnqueue {
                         .build();
     }
 
+    /** The variant's name in the JSON: bare, intent, trigger, secondRow. */
     private static String key(Variant v) {
-        return v.name().toLowerCase(java.util.Locale.ROOT);
+        return v == Variant.SECOND_ROW ? "secondRow" : v.name().toLowerCase(java.util.Locale.ROOT);
     }
 }

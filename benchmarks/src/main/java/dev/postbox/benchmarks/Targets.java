@@ -54,7 +54,10 @@ final class Targets {
                                     + " producers: commits with one intent ≥ 0.8×"
                                     + " without: " + fmt(ratio) + "× (" + fmt(num(level.get("intentCommitsPerSecond")))
                                     + " vs " + fmt(num(level.get("bareCommitsPerSecond"))) + " commits/s; with the old"
-                                    + " trigger " + fmt(num(level.get("triggerRatio"))) + "×)"));
+                                    + " trigger " + fmt(num(level.get("triggerRatio"))) + "×; any second row in the"
+                                    + " transaction " + fmt(num(level.get("secondRowRatio")))
+                                    + "×, intent ÷ second row "
+                                    + fmt(num(level.get("intentToSecondRowRatio"))) + "×)"));
                 }
             }
         }

@@ -27,7 +27,7 @@ class ConcurrentEnqueueSmokeTest {
         assertThat(levels).hasSize(1);
         Map<String, Object> level = levels.get(0);
         assertThat(level.get("producers")).isEqualTo(2);
-        for (String variant : List.of("bare", "intent", "trigger")) {
+        for (String variant : List.of("bare", "intent", "trigger", "secondRow")) {
             assertThat(((Number) level.get(variant + "Commits")).longValue())
                     .as(variant)
                     .isPositive();
@@ -35,6 +35,8 @@ class ConcurrentEnqueueSmokeTest {
         }
         assertThat(((Number) level.get("intentRatio")).doubleValue()).isPositive();
         assertThat(((Number) level.get("triggerRatio")).doubleValue()).isPositive();
+        assertThat(((Number) level.get("secondRowRatio")).doubleValue()).isPositive();
+        assertThat(((Number) level.get("intentToSecondRowRatio")).doubleValue()).isPositive();
         assertThat(Files.readString(results.resolve("summary.md")))
                 .contains("| concurrent-enqueue |")
                 .contains("concurrent enqueue, 2 producers: commits with one intent ≥ 0.8× without");
