@@ -14,7 +14,8 @@ import java.sql.SQLException;
  * <p>The statement is sent after {@link #PREFIX}, which sets {@code plan_cache_mode} for the
  * current transaction only: in auto-commit mode the driver sends both in one round trip, in one
  * implicit transaction, so the setting never outlives the statement (nor leaks to the application's
- * use of the pooled connection). The driver prepares the statement on the server after a few uses
+ * use of the pooled connection); in the dispatcher's own transaction of a capped claim it lasts
+ * until that transaction ends. The driver prepares the statement on the server after a few uses
  * ({@code prepareThreshold}); from then on the connection plans it once.
  */
 public final class GenericPlans {
