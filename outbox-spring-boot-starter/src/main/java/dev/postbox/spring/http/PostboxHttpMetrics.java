@@ -12,6 +12,7 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -96,6 +97,15 @@ public class PostboxHttpMetrics implements WebhookListener, SmartLifecycle {
     private final Supplier<Map<String, Double>> rateFactors;
     private final Map<String, AtomicInteger> disabled = new ConcurrentHashMap<>();
     private final Map<String, Gauge> gauges = new ConcurrentHashMap<>();
+    /**
+     * Guards the disabled gauges' values against a poll that read the table before a disable or
+     * enable this instance saw: events are numbered, and a poll applies an endpoint's row only when
+     * no event of that endpoint came after the poll began reading.
+     */
+    private final Object stateLock = new Object();
+
+    private final Map<String, Long> stateEventNumbers = new HashMap<>();
+    private long stateEvents;
     private final Map<String, AtomicReference<Double>> factors = new ConcurrentHashMap<>();
     private final Map<String, Gauge> factorGauges = new ConcurrentHashMap<>();
     private final Poller poller;
@@ -187,12 +197,19 @@ public class PostboxHttpMetrics implements WebhookListener, SmartLifecycle {
                 .tags(Tags.of("endpoint", endpoint, "cause", cause.name().toLowerCase(Locale.ROOT)))
                 .register(registry)
                 .increment();
-        state(endpoint).set(1);
+        stateEvent(endpoint, 1);
     }
 
     @Override
     public void endpointEnabled(String endpoint, int resumed, int replayed) {
-        state(endpoint).set(0);
+        stateEvent(endpoint, 0);
+    }
+
+    private void stateEvent(String endpoint, int value) {
+        synchronized (stateLock) {
+            stateEventNumbers.put(endpoint, ++stateEvents);
+            state(endpoint).set(value);
+        }
     }
 
     @Override
@@ -243,11 +260,17 @@ public class PostboxHttpMetrics implements WebhookListener, SmartLifecycle {
     /**
      * Reads the endpoint and bucket tables and updates {@value #ENDPOINT_DISABLED} and {@value
      * #RATE_FACTOR}; returns false when a read failed (the last values stay). Removed endpoints, and
-     * endpoints no longer rate-limited, lose their gauges.
+     * endpoints no longer rate-limited, lose their gauges. An endpoint this instance disabled or
+     * enabled while the tables were read keeps the value of that event until the next poll (the
+     * read may predate it).
      */
     public boolean refresh() {
         List<Endpoint> current;
         Map<String, Double> currentFactors;
+        long readFrom;
+        synchronized (stateLock) {
+            readFrom = stateEvents;
+        }
         try {
             current = endpoints.get();
             currentFactors = rateFactors.get();
@@ -259,17 +282,22 @@ public class PostboxHttpMetrics implements WebhookListener, SmartLifecycle {
             return false;
         }
         failing = false;
-        Set<String> seen = new HashSet<>();
-        for (Endpoint e : current) {
-            seen.add(e.name());
-            state(e.name()).set(e.isEnabled() ? 0 : 1);
-        }
-        for (String name : Set.copyOf(disabled.keySet())) {
-            if (!seen.contains(name)) {
-                disabled.remove(name);
-                Gauge gauge = gauges.remove(name);
-                if (gauge != null) {
-                    registry.remove(gauge);
+        synchronized (stateLock) {
+            Set<String> seen = new HashSet<>();
+            for (Endpoint e : current) {
+                seen.add(e.name());
+                if (!changedSince(e.name(), readFrom)) {
+                    state(e.name()).set(e.isEnabled() ? 0 : 1);
+                }
+            }
+            for (String name : Set.copyOf(disabled.keySet())) {
+                if (!seen.contains(name) && !changedSince(name, readFrom)) {
+                    disabled.remove(name);
+                    stateEventNumbers.remove(name);
+                    Gauge gauge = gauges.remove(name);
+                    if (gauge != null) {
+                        registry.remove(gauge);
+                    }
                 }
             }
         }
@@ -284,6 +312,12 @@ public class PostboxHttpMetrics implements WebhookListener, SmartLifecycle {
             }
         }
         return true;
+    }
+
+    /** Whether this instance saw the endpoint disabled or enabled after event number {@code readFrom}. */
+    private boolean changedSince(String endpoint, long readFrom) {
+        Long number = stateEventNumbers.get(endpoint);
+        return number != null && number > readFrom;
     }
 
     private AtomicReference<Double> factor(String endpoint) {
