@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  *       one more row), the floor of any enqueue that writes in the caller's transaction.
  * </ul>
  *
- * The variants take turns in short rounds (bare, intent, trigger, bare, ...), so that drift and the
+ * The variants take turns in short rounds (bare, intent, trigger, second row, bare, ...), so that drift and the
  * machine's other load affect all alike; both tables are emptied before each round. No engine runs:
  * this measures what enqueue costs the producers, not the relay. Postbox's own connections (the
  * notification sender and the commit watcher) come from the producers' pool, which has room for them.
@@ -58,10 +58,17 @@ final class ConcurrentEnqueue {
             "DROP TRIGGER outbox_job_notify ON outbox_job; DROP FUNCTION outbox_job_notify()";
 
     enum Variant {
-        BARE,
-        INTENT,
-        TRIGGER,
-        SECOND_ROW
+        BARE("bare"),
+        INTENT("intent"),
+        TRIGGER("trigger"),
+        SECOND_ROW("secondRow");
+
+        /** The variant's name in the JSON. */
+        final String key;
+
+        Variant(String key) {
+            this.key = key;
+        }
     }
 
     /** {@code bench.concurrentEnqueue*} system properties. */
@@ -94,7 +101,7 @@ final class ConcurrentEnqueue {
                 Map<String, Object> level = measure(db.getJdbcUrl(), producers, settings);
                 levels.add(level);
                 for (Variant v : Variant.values()) {
-                    totalCommits += ((Number) level.get(key(v) + "Commits")).longValue();
+                    totalCommits += ((Number) level.get(v.key + "Commits")).longValue();
                 }
             }
             double seconds = (System.nanoTime() - t0) / 1e9;
@@ -164,7 +171,7 @@ final class ConcurrentEnqueue {
                     log.info(
                             "{} producers, {}: {} commits/s (load average {})",
                             producers,
-                            key(v),
+                            v.key,
                             Math.round(n / settings.roundSeconds()),
                             Env.loadAverage());
                 }
@@ -173,9 +180,9 @@ final class ConcurrentEnqueue {
         Map<String, Object> level = new LinkedHashMap<>();
         level.put("producers", producers);
         for (Variant v : Variant.values()) {
-            level.put(key(v) + "Commits", commits.get(v));
-            level.put(key(v) + "CommitsPerSecond", Env.round(commits.get(v) / seconds.get(v), 1));
-            level.put(key(v) + "LoadAverages", loads.get(v));
+            level.put(v.key + "Commits", commits.get(v));
+            level.put(v.key + "CommitsPerSecond", Env.round(commits.get(v) / seconds.get(v), 1));
+            level.put(v.key + "LoadAverages", loads.get(v));
         }
         double bare = commits.get(Variant.BARE) / seconds.get(Variant.BARE);
         level.put("intentRatio", Env.round(commits.get(Variant.INTENT) / seconds.get(Variant.INTENT) / bare, 3));
@@ -253,10 +260,5 @@ final class ConcurrentEnqueue {
                 : PostboxConfig.custom()
                         .notifyInterval(Duration.ofMillis(Long.parseLong(interval)))
                         .build();
-    }
-
-    /** The variant's name in the JSON: bare, intent, trigger, secondRow. */
-    private static String key(Variant v) {
-        return v == Variant.SECOND_ROW ? "secondRow" : v.name().toLowerCase(java.util.Locale.ROOT);
     }
 }

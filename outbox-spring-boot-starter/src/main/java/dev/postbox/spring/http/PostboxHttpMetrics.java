@@ -12,7 +12,6 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -98,13 +97,12 @@ public class PostboxHttpMetrics implements WebhookListener, SmartLifecycle {
     private final Map<String, AtomicInteger> disabled = new ConcurrentHashMap<>();
     private final Map<String, Gauge> gauges = new ConcurrentHashMap<>();
     /**
-     * Guards the disabled gauges' values against a poll that read the table before a disable or
-     * enable this instance saw: events are numbered, and a poll applies an endpoint's row only when
-     * no event of that endpoint came after the poll began reading.
+     * Guards the disabled gauges against a poll that read the table before a disable or enable this
+     * instance saw: events are counted, and a poll during which one came leaves the gauges to the
+     * events (the next poll reads after them).
      */
     private final Object stateLock = new Object();
 
-    private final Map<String, Long> stateEventNumbers = new HashMap<>();
     private long stateEvents;
     private final Map<String, AtomicReference<Double>> factors = new ConcurrentHashMap<>();
     private final Map<String, Gauge> factorGauges = new ConcurrentHashMap<>();
@@ -207,7 +205,7 @@ public class PostboxHttpMetrics implements WebhookListener, SmartLifecycle {
 
     private void stateEvent(String endpoint, int value) {
         synchronized (stateLock) {
-            stateEventNumbers.put(endpoint, ++stateEvents);
+            stateEvents++;
             state(endpoint).set(value);
         }
     }
@@ -260,9 +258,9 @@ public class PostboxHttpMetrics implements WebhookListener, SmartLifecycle {
     /**
      * Reads the endpoint and bucket tables and updates {@value #ENDPOINT_DISABLED} and {@value
      * #RATE_FACTOR}; returns false when a read failed (the last values stay). Removed endpoints, and
-     * endpoints no longer rate-limited, lose their gauges. An endpoint this instance disabled or
-     * enabled while the tables were read keeps the value of that event until the next poll (the
-     * read may predate it).
+     * endpoints no longer rate-limited, lose their gauges. When this instance disabled or enabled
+     * an endpoint while the tables were read, the disabled gauges keep the events' values until the
+     * next poll (the read may predate them).
      */
     public boolean refresh() {
         List<Endpoint> current;
@@ -283,20 +281,19 @@ public class PostboxHttpMetrics implements WebhookListener, SmartLifecycle {
         }
         failing = false;
         synchronized (stateLock) {
-            Set<String> seen = new HashSet<>();
-            for (Endpoint e : current) {
-                seen.add(e.name());
-                if (!changedSince(e.name(), readFrom)) {
+            if (stateEvents == readFrom) {
+                Set<String> seen = new HashSet<>();
+                for (Endpoint e : current) {
+                    seen.add(e.name());
                     state(e.name()).set(e.isEnabled() ? 0 : 1);
                 }
-            }
-            for (String name : Set.copyOf(disabled.keySet())) {
-                if (!seen.contains(name) && !changedSince(name, readFrom)) {
-                    disabled.remove(name);
-                    stateEventNumbers.remove(name);
-                    Gauge gauge = gauges.remove(name);
-                    if (gauge != null) {
-                        registry.remove(gauge);
+                for (String name : Set.copyOf(disabled.keySet())) {
+                    if (!seen.contains(name)) {
+                        disabled.remove(name);
+                        Gauge gauge = gauges.remove(name);
+                        if (gauge != null) {
+                            registry.remove(gauge);
+                        }
                     }
                 }
             }
@@ -312,12 +309,6 @@ public class PostboxHttpMetrics implements WebhookListener, SmartLifecycle {
             }
         }
         return true;
-    }
-
-    /** Whether this instance saw the endpoint disabled or enabled after event number {@code readFrom}. */
-    private boolean changedSince(String endpoint, long readFrom) {
-        Long number = stateEventNumbers.get(endpoint);
-        return number != null && number > readFrom;
     }
 
     private AtomicReference<Double> factor(String endpoint) {
