@@ -25,7 +25,9 @@ public final class ClaimStore {
      * its key and tenant precedes it in commit order ({@code (key_seq, id)}) and none of them is
      * running. Each is one index range probe. The first part gives commit order; the second makes
      * "one at a time" hold for rows that carry an order from before V12 (their ids) and for anything
-     * else that would put a running job behind a waiting one. Dropped only by the {@link
+     * else that would put a running job behind a waiting one. ({@code r.id <> j.id} keeps the second
+     * probe correlated: without it the planner may hash every running job of the table, all keys and
+     * queues, once per claim.) Dropped only by the {@link
      * NegativeControls#IGNORE_ORDERING_KEY} negative control.
      */
     private static final String ORDERED = NegativeControls.IGNORE_ORDERING_KEY
@@ -36,7 +38,8 @@ public final class ClaimStore {
                     + "          AND (h.key_seq, h.id) < (j.key_seq, j.id))"
                     + "     AND NOT EXISTS ("
                     + "        SELECT 1 FROM outbox_job r WHERE r.ordering_key = j.ordering_key"
-                    + "          AND coalesce(r.tenant, '') = coalesce(j.tenant, '') AND r.state = 'running')))";
+                    + "          AND coalesce(r.tenant, '') = coalesce(j.tenant, '') AND r.state = 'running'"
+                    + "          AND r.id <> j.id)))";
 
     /**
      * How far in claim order a lane is read: jobs due within 100 s (the highest priority's head start),
