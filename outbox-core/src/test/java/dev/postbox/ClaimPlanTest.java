@@ -240,7 +240,8 @@ class ClaimPlanTest extends DatabaseTest {
                 .anyMatch(n -> on(n, "Index Name", "outbox_job_key_running_idx"));
         assertThat(nodes)
                 .as("no subquery hashes its whole result (every running job, say) instead of probing: %s", text)
-                .noneMatch(n -> n.has("Subplan Name") && n.get("Subplan Name").asString().startsWith("hashed"));
+                .noneMatch(n -> n.has("Subplan Name")
+                        && n.get("Subplan Name").asString().startsWith("hashed"));
         assertThat(nodes)
                 .as("no sequential scan of the live table: %s", text)
                 .noneMatch(n -> on(n, "Node Type", "Seq Scan") && on(n, "Relation Name", "outbox_job"));
