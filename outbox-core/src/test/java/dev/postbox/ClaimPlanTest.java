@@ -233,6 +233,16 @@ class ClaimPlanTest extends DatabaseTest {
                 .anyMatch(n ->
                         on(n, "Index Name", "outbox_job_tenant_claim_idx") && on(n, "Relation Name", "outbox_job"));
         assertThat(nodes)
+                .as("per-key order (V12): a job's predecessors in commit order are one index range: %s", text)
+                .anyMatch(n -> on(n, "Index Name", "outbox_job_key_order_idx"));
+        assertThat(nodes)
+                .as("per-key order (V12): a running job of the key is one probe of the running ordered jobs: %s", text)
+                .anyMatch(n -> on(n, "Index Name", "outbox_job_key_running_idx"));
+        assertThat(nodes)
+                .as("no subquery hashes its whole result (every running job, say) instead of probing: %s", text)
+                .noneMatch(n -> n.has("Subplan Name")
+                        && n.get("Subplan Name").asString().startsWith("hashed"));
+        assertThat(nodes)
                 .as("no sequential scan of the live table: %s", text)
                 .noneMatch(n -> on(n, "Node Type", "Seq Scan") && on(n, "Relation Name", "outbox_job"));
         assertThat(nodes)

@@ -75,7 +75,7 @@ class SchemaVerifierTest {
                     .doesNotContain("outbox_job");
 
             // The installer takes over: it records what it found and applies only the rest.
-            assertThat(new SchemaInstaller(ds).install()).containsExactly(3, 4, 5, 6, 7, 8, 9, 10, 11);
+            assertThat(new SchemaInstaller(ds).install()).containsExactly(3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
             assertThat(jdbc.queryForList(
                             "SELECT description FROM outbox_schema_version ORDER BY version", String.class))
                     .containsExactly(
@@ -89,7 +89,8 @@ class SchemaVerifierTest {
                             "installation id",
                             "dead letter cause",
                             "tenants",
-                            "key waiting");
+                            "key waiting",
+                            "commit order");
             assertThat(verifier.missingMigrations()).isEmpty();
             assertThat(verifier.missingObjects()).isEmpty();
             assertThat(verifier.installedVersion())

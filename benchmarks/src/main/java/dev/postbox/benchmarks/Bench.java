@@ -42,7 +42,8 @@ public final class Bench {
             "history-growth",
             "memory",
             "console",
-            TenantFlood.NAME);
+            TenantFlood.NAME,
+            Ordered.NAME);
 
     private Bench() {}
 
@@ -121,6 +122,7 @@ public final class Bench {
                 case "memory" -> List.of(Memory.run(env, sizes.memoryJobs(), sizes.memoryHeap()));
                 case "console" -> List.of(Console.run(env, Console.Volumes.fromSystemProperties()));
                 case TenantFlood.NAME -> List.of(TenantFlood.run(env, TenantFlood.Settings.fromSystemProperties()));
+                case Ordered.NAME -> List.of(Ordered.run(env, Ordered.Settings.fromSystemProperties()));
                 default -> throw new IllegalArgumentException(scenario);
             };
             for (Map<String, Object> result : results) {

@@ -21,14 +21,25 @@ import org.jspecify.annotations.Nullable;
 public final class ClaimStore {
 
     /**
-     * Per-key order: a job with an ordering key waits while an earlier job of its key and tenant is
-     * live (dropped only by the {@link NegativeControls#IGNORE_ORDERING_KEY} negative control).
+     * Per-key order (schema V12): a job with an ordering key is claimable only when no live job of
+     * its key and tenant precedes it in commit order ({@code (key_seq, id)}) and none of them is
+     * running. Each is one index range probe. The first part gives commit order; the second makes
+     * "one at a time" hold for rows that carry an order from before V12 (their ids) and for anything
+     * else that would put a running job behind a waiting one. ({@code r.id <> j.id} keeps the second
+     * probe correlated: without it the planner may hash every running job of the table, all keys and
+     * queues, once per claim.) Dropped only by the {@link
+     * NegativeControls#IGNORE_ORDERING_KEY} negative control.
      */
     private static final String ORDERED = NegativeControls.IGNORE_ORDERING_KEY
             ? ""
-            : "   AND (j.ordering_key IS NULL OR NOT EXISTS ("
-                    + "        SELECT 1 FROM outbox_job h WHERE h.ordering_key = j.ordering_key AND h.id < j.id"
-                    + "          AND coalesce(h.tenant, '') = coalesce(j.tenant, '')))";
+            : "   AND (j.ordering_key IS NULL OR (NOT EXISTS ("
+                    + "        SELECT 1 FROM outbox_job h WHERE h.ordering_key = j.ordering_key"
+                    + "          AND coalesce(h.tenant, '') = coalesce(j.tenant, '')"
+                    + "          AND (h.key_seq, h.id) < (j.key_seq, j.id))"
+                    + "     AND NOT EXISTS ("
+                    + "        SELECT 1 FROM outbox_job r WHERE r.ordering_key = j.ordering_key"
+                    + "          AND coalesce(r.tenant, '') = coalesce(j.tenant, '') AND r.state = 'running'"
+                    + "          AND r.id <> j.id)))";
 
     /**
      * How far in claim order a lane is read: jobs due within 100 s (the highest priority's head start),

@@ -105,7 +105,13 @@ public final class Engine {
         this.batches =
                 new BatchRunner(batchHandlers, runner, dataSource, store, inFlight, listener, instrumentation, config);
         this.rescuer = new Rescuer(dataSource, leases, listener, config, policies);
-        inFlight.onRelease(dispatcher::released);
+        inFlight.onRelease(job -> {
+            dispatcher.released(job);
+            if (job.job().orderingKey().isPresent()) {
+                // the key's next job may be free now: the other processes claim it at once too
+                wakeUps.keyMayBeFree();
+            }
+        });
     }
 
     public synchronized void start() {

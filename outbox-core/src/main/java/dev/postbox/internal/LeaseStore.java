@@ -63,7 +63,8 @@ public final class LeaseStore {
      * index in lease order. A lease that carries a start mark ({@code lease_started}, or every one
      * when the caller charges unstarted attempts: a negative control) is charged.
      */
-    private static final String EXPIRED = "SELECT id, kind, attempts, max_attempts, lease_started OR ?"
+    private static final String EXPIRED = "SELECT id, kind, attempts, max_attempts, lease_started OR ?,"
+            + "   ordering_key IS NOT NULL AND lease_token IS NOT NULL"
             + " FROM outbox_job WHERE state = 'running' AND lease_until < now()"
             + " ORDER BY lease_until LIMIT ? FOR UPDATE SKIP LOCKED";
 
@@ -78,7 +79,14 @@ public final class LeaseStore {
      * its crashes are charged). There is deliberately no cap on unstarted expiries: the chaos suite's
      * CI weather (a crash every couple of seconds, a thousand claimed jobs per worker) strands a
      * long-lived job in dying buffers twenty times and more, and a cap dead-lettered healthy jobs.
-     * The three writes address disjoint rows by primary key.
+     * The writes address disjoint rows by primary key.
+     *
+     * <p>An ordered job's expired lease is first <em>held</em> ({@code hold}): its token is cleared
+     * (the old holder's heartbeat, start mark and completion are fenced off from then on) and the
+     * job stays running, so its key stays blocked, for {@code delay_ms} more (one lease period: an old
+     * holder that is still alive has found its lease lost by then). The pass after that settles it as
+     * above. So a key never has a second job started while the rescued one may still be running on
+     * its old holder.
      */
     private static final String SETTLE = "WITH expired AS (SELECT j.id, e.settle, e.delay_ms, j.lease_owner,"
             + "     j.lease_token, j.started_at"
@@ -100,6 +108,10 @@ public final class LeaseStore {
             + "   lease_owner = NULL, lease_token = NULL, lease_until = NULL"
             + "   FROM expired e WHERE j.id = e.id AND e.settle = 'retry'"
             + "   RETURNING j.id, j.attempts),"
+            + " held AS (UPDATE outbox_job j SET lease_token = NULL,"
+            + "   lease_until = now() + e.delay_ms * interval '1 millisecond'"
+            + "   FROM expired e WHERE j.id = e.id AND e.settle = 'hold'"
+            + "   RETURNING j.id),"
             + " returned AS (UPDATE outbox_job j SET state = CASE WHEN j.attempts <= 1 THEN 'pending' ELSE 'retry' END,"
             + "   attempts = j.attempts - 1, unstarted_expiries = j.unstarted_expiries + 1,"
             + "   lease_owner = NULL, lease_token = NULL, lease_until = NULL"
@@ -114,7 +126,7 @@ public final class LeaseStore {
             + "   LEFT JOIN retried r ON r.id = e.id LEFT JOIN dead d ON d.id = e.id LEFT JOIN returned u ON u.id = e.id"
             + "   WHERE ? AND (r.id IS NOT NULL OR d.id IS NOT NULL OR u.id IS NOT NULL))"
             + " SELECT (SELECT count(*) FROM retried), (SELECT count(*) FROM dead),"
-            + "   (SELECT count(*) FROM returned)";
+            + "   (SELECT count(*) FROM returned), (SELECT count(*) FROM held)";
 
     /** What a heartbeat found: the claims still held, and those of them whose lease it extended. */
     public record LeaseCheck(Set<Long> held, Set<Long> extended) {}
@@ -188,7 +200,12 @@ public final class LeaseStore {
      * spent), and leases refunded because their attempt
      * had not started.
      */
-    public record Rescued(int retried, int dead, int returned) {}
+    public record Rescued(int retried, int dead, int returned, int held) {
+
+        public Rescued(int retried, int dead, int returned) {
+            this(retried, dead, returned, 0);
+        }
+    }
 
     /**
      * Settles up to {@code limit} expired leases in one transaction: {@link #EXPIRED} locks them,
@@ -201,6 +218,17 @@ public final class LeaseStore {
      *     NegativeControls#CHARGE_AT_CLAIM})
      */
     public Rescued rescue(Connection c, int limit, RetryPolicies policies, boolean chargeUnstarted, boolean log)
+            throws SQLException {
+        return rescue(c, limit, policies, chargeUnstarted, log, Duration.ZERO);
+    }
+
+    /**
+     * As {@link #rescue(Connection, int, RetryPolicies, boolean, boolean)}, holding the key of each
+     * ordered job whose lease expired for {@code keyHold} before the job is settled (see {@link
+     * #SETTLE}).
+     */
+    public Rescued rescue(
+            Connection c, int limit, RetryPolicies policies, boolean chargeUnstarted, boolean log, Duration keyHold)
             throws SQLException {
         return Transactions.call(c, tx -> {
             List<Long> ids = new ArrayList<>();
@@ -217,7 +245,10 @@ public final class LeaseStore {
                         int maxAttempts = rs.getInt(4);
                         boolean charged = rs.getBoolean(5);
                         ids.add(rs.getLong(1));
-                        if (!charged) {
+                        if (rs.getBoolean(6)) {
+                            settles.add("hold");
+                            delays.add(keyHold.toMillis());
+                        } else if (!charged) {
                             settles.add("returned");
                             delays.add(0L);
                         } else if (attempts >= maxAttempts) {
@@ -240,7 +271,7 @@ public final class LeaseStore {
                 ps.setBoolean(4, log);
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
-                    return new Rescued(rs.getInt(1), rs.getInt(2), rs.getInt(3));
+                    return new Rescued(rs.getInt(1), rs.getInt(2), rs.getInt(3), rs.getInt(4));
                 }
             }
         });

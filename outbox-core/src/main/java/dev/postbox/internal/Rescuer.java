@@ -68,12 +68,20 @@ final class Rescuer implements Runnable {
                         BATCH,
                         policies,
                         NegativeControls.CHARGE_AT_CLAIM,
-                        config.attemptLog() != AttemptLogLevel.NONE);
+                        config.attemptLog() != AttemptLogLevel.NONE,
+                        config.visibilityTimeout());
             }
             retried += pass.retried();
             dead += pass.dead();
             returned += pass.returned();
-            if (pass.retried() + pass.dead() + pass.returned() < BATCH) {
+            if (pass.held() > 0) {
+                log.info(
+                        "{} expired lease(s) of ordered jobs held: their keys stay blocked for {} more while an"
+                                + " old holder may still run them, then they are rescued",
+                        pass.held(),
+                        config.visibilityTimeout());
+            }
+            if (pass.retried() + pass.dead() + pass.returned() + pass.held() < BATCH) {
                 break;
             }
         }

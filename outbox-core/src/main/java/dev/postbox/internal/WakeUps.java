@@ -68,6 +68,16 @@ public final class WakeUps {
     }
 
     /**
+     * A job with an ordering key left this process's hands (finished, dead, retried or released):
+     * its key's next job may be claimable now. This process's dispatcher claims again by itself;
+     * this wakes the other processes within the notify interval, so the next job starts on whichever
+     * engine has room, not at their next poll.
+     */
+    public void keyMayBeFree() {
+        sender.request();
+    }
+
+    /**
      * Jobs were written on the connection, in the transaction {@code transactionId}: wakes the
      * dispatchers once they are committed (at once if they are).
      */
