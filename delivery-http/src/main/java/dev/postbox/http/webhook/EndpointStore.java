@@ -158,7 +158,6 @@ final class EndpointStore {
         }
     }
 
-    /** Disables an enabled endpoint; {@code false} when it was disabled already or does not exist. */
     /**
      * Limits a statement to one tenant's rows ({@code ''}: the default tenant) when its two parameters
      * are a tenant key, to none when they are null.
@@ -166,7 +165,8 @@ final class EndpointStore {
     private static final String OF_TENANT = " AND (?::text IS NULL OR coalesce(tenant, '') = ?)";
 
     /**
-     * Disables the endpoint (of the tenant, when a tenant key is given); whether it was enabled.
+     * Disables an enabled endpoint (of the tenant, when a tenant key is given); {@code false} when it
+     * was disabled already or does not exist (as the tenant's).
      *
      * @param tenantKey the tenant's key ({@code ''} for the default tenant), null for any tenant
      */

@@ -72,6 +72,32 @@ class TenantWebhookTest {
     }
 
     /**
+     * Issue 31 item 7: a tenant id may hold a {@code .}, which a {@code webhook-id} may not (it delimits
+     * the signed content). The tenant's keyed deliveries and published events are sent, and signed,
+     * with the {@code .} written {@code %2E}; before, each was dead-lettered at its first attempt.
+     */
+    @Test
+    void aTenantWithADotInItsIdGetsItsKeyedWebhooks() throws Exception {
+        try (Harness h = new Harness();
+                Receiver receiver = new Receiver()) {
+            HttpDeliveryModule http = h.node().http();
+            http.endpoints().register(endpoint("eu-orders", receiver.url("/eu"), "acme.eu"));
+            h.tx(c -> {
+                http.webhooks().send(c, "eu-orders", Map.of("direct", true), "d-1");
+                http.webhooks().publishFor(c, "acme.eu", "order.created", Map.of("order", 1), "o-1");
+            });
+            h.nodes.get(0).postbox().start();
+            await().atMost(Duration.ofSeconds(30)).until(() -> receiver.count() >= 2);
+
+            assertThat(receiver.snapshot())
+                    .extracting(Receiver.Arrival::webhookId)
+                    .contains("acme%2Eeu/eu-orders:d-1")
+                    .allSatisfy(id -> assertThat(id).startsWith("acme%2Eeu/").doesNotContain("."));
+            assertThat(h.count("SELECT count(*) FROM outbox_dead_letter")).isZero();
+        }
+    }
+
+    /**
      * Issue 31 item 9: enabling an endpoint for one tenant (the actuator's {@code ?tenant=}) resumes
      * that tenant's parked deliveries and replays that tenant's dead letters only. The default tenant's
      * shared endpoint carries three tenants' deliveries, and acme's endpoint one of globex's (written
