@@ -3,6 +3,7 @@ package dev.postbox;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -11,6 +12,9 @@ import org.jspecify.annotations.Nullable;
  * <p>{@link #toString()} leaves the payload out: payloads are not logged by default.
  */
 public final class Job {
+
+    /** The form of every {@link #generatedKey()}: a caller's key of this form is sent escaped. */
+    private static final Pattern GENERATED_FORM = Pattern.compile("postbox-[0-9a-z-]*");
 
     private final long id;
     private final String queue;
@@ -105,15 +109,39 @@ public final class Job {
     }
 
     /**
-     * A key that is the same on every attempt of this job: the idempotency key when one was given
-     * ({@code <tenant>/<key>} for a job of a named tenant, since keys are unique per tenant only),
-     * otherwise the {@link #generatedKey()}. Send it to receivers so that they apply the effect once.
+     * A key that is the same on every attempt of this job, sent to receivers (as {@code webhook-id},
+     * the broker's message id, {@code postbox-key}) so that they apply the effect once. No two jobs
+     * get the same one unless they have the same tenant and idempotency key:
+     *
+     * <ul>
+     *   <li>without an idempotency key: the {@link #generatedKey()}, {@code postbox-} followed by
+     *       lowercase letters, digits and {@code -} only;
+     *   <li>a named tenant's key: {@code <tenant>/<key>}, the tenant id with each {@code .} written as
+     *       {@code %2E} (a {@code .} cannot appear in a {@code webhook-id}, it delimits the signed
+     *       content; tenant ids hold no {@code /} or {@code %});
+     *   <li>a key of the default tenant that holds a {@code /} or has the form of a generated key:
+     *       {@code /<key>} (its empty tenant part is no tenant's);
+     *   <li>any other key of the default tenant: the key as given.
+     * </ul>
+     *
+     * <p>So a receiver reads one back by its first {@code /}: at the start, the default tenant's key
+     * follows; elsewhere, the tenant precedes it; none, a generated key ({@code postbox-…}) or the
+     * default tenant's key.
      */
     public String stableKey() {
-        if (idempotencyKey == null) {
-            return generatedKey();
+        return idempotencyKey == null ? generatedKey() : stableKey(tenant, idempotencyKey);
+    }
+
+    /** What a key written by the caller is sent as: see {@link #stableKey()}. */
+    static String stableKey(@Nullable String tenant, String idempotencyKey) {
+        if (tenant != null) {
+            return tenant.replace(".", "%2E") + "/" + idempotencyKey;
         }
-        return tenant == null ? idempotencyKey : tenant + "/" + idempotencyKey;
+        if (idempotencyKey.indexOf('/') >= 0
+                || GENERATED_FORM.matcher(idempotencyKey).matches()) {
+            return "/" + idempotencyKey;
+        }
+        return idempotencyKey;
     }
 
     /** The tenant the job belongs to; empty for the default tenant. */
@@ -265,8 +293,8 @@ public final class Job {
 
         /**
          * The tenant ({@code null}: the default tenant). A tenant job's {@link #stableKey()} with an
-         * idempotency key is {@code <tenant>/<key>}, so two tenants' equal keys reach a shared receiver
-         * as two deliveries.
+         * idempotency key is {@code <tenant>/<key>} (a {@code .} of the tenant written as {@code %2E}),
+         * so two tenants' equal keys reach a shared receiver as two deliveries.
          */
         public Builder tenant(@Nullable String tenant) {
             this.tenant = tenant;

@@ -336,6 +336,58 @@ class TenantTest extends DatabaseTest {
         assertThat(count("SELECT count(*) FROM outbox_dead_letter")).isZero();
     }
 
+    /**
+     * Issue 31 item 8: after a rewind of the id sequence (a restore from backup) two tenants' jobs share
+     * an id, one dead and one live. A scoped read returns its own tenant's job, its payload and its
+     * attempts only, or nothing; before, it checked ownership in any table and then read by id alone,
+     * and tenant B got tenant A's live job and payload.
+     */
+    @Test
+    void aScopedReadAfterASequenceRewindReturnsOnlyItsOwnTenantsJob() {
+        long shared = jdbc.queryForObject("SELECT nextval('outbox_job_id_seq')", Long.class);
+        jdbc.update(
+                "INSERT INTO outbox_dead_letter (id, queue, kind, payload, priority, attempts, max_attempts,"
+                        + " last_error, created_at, dead_at, tenant) VALUES (?, 'default', 'm', '{\"of\": \"b\"}', 0, 1, 1,"
+                        + " 'error of b', now() - interval '2 hours', now() - interval '1 hour', 'tenant-b')",
+                shared);
+        jdbc.update(
+                "INSERT INTO outbox_attempt (job_id, attempt, outcome, error, finished_at)"
+                        + " VALUES (?, 1, 'dead', 'attempt of b', now() - interval '90 minutes')",
+                shared);
+        jdbc.execute("ALTER SEQUENCE outbox_job_id_seq RESTART WITH " + shared);
+        long ofA = enqueue(
+                        producer().outbox(),
+                        JobRequest.builder("m")
+                                .payload(Map.of("of", "a"))
+                                .tenant("tenant-a")
+                                .build())
+                .jobId();
+        assertThat(ofA).isEqualTo(shared);
+        jdbc.update(
+                "INSERT INTO outbox_attempt (job_id, attempt, outcome, error) VALUES (?, 1, 'retry', 'attempt of a')",
+                shared);
+        PostboxAdmin admin = producer().admin();
+
+        assertThat(admin.forTenant("tenant-b").job(shared)).hasValueSatisfying(b -> {
+            assertThat(b.state()).isEqualTo("dead");
+            assertThat(b.payloadJson()).contains("\"b\"");
+            assertThat(b.lastError()).isEqualTo("error of b");
+            assertThat(b.history()).extracting(JobDetails.Attempt::error).containsExactly("attempt of b");
+        });
+        assertThat(admin.forTenant("tenant-a").job(shared)).hasValueSatisfying(a -> {
+            assertThat(a.state()).isEqualTo("pending");
+            assertThat(a.payloadJson()).contains("\"a\"");
+            assertThat(a.history()).extracting(JobDetails.Attempt::error).containsExactly("attempt of a");
+        });
+        assertThat(admin.forTenant("tenant-c").job(shared)).isEmpty();
+        assertThat(admin.forDefaultTenant().job(shared)).isEmpty();
+        // The unscoped read shows one job, the newest, with its own payload and attempts.
+        assertThat(admin.job(shared)).hasValueSatisfying(j -> {
+            assertThat(j.payloadJson()).contains("\"a\"");
+            assertThat(j.history()).extracting(JobDetails.Attempt::error).containsExactly("attempt of a");
+        });
+    }
+
     @Test
     void tenantStatisticsListTheWorstTenantFirst() {
         jdbc.update(

@@ -106,15 +106,16 @@ final class ChaosTenants {
 
     /**
      * The tenant a delivery says it belongs to: the {@code <tenant>/} prefix of its {@code webhook-id}
-     * (a job of a named tenant is sent as {@code <tenant>/<key>}; tenant ids and the keys of the
-     * default tenant's jobs hold no {@code /}), null for none (the default tenant).
+     * (a job of a named tenant is sent as {@code <tenant>/<key>}, a {@code .} of the tenant as {@code
+     * %2E}; a key of the default tenant as itself, or as {@code /<key>} when it holds a {@code /} or
+     * looks generated), null for none (the default tenant).
      */
     static String ofDeliveryId(String webhookId) {
         if (webhookId == null) {
             return null;
         }
         int slash = webhookId.indexOf('/');
-        return slash > 0 ? webhookId.substring(0, slash) : null;
+        return slash > 0 ? webhookId.substring(0, slash).replace("%2E", ".") : null;
     }
 
     /** The report's name of a tenant. */

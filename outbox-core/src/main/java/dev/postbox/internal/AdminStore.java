@@ -9,6 +9,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Timestamp;
 import java.sql.Types;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,19 +29,46 @@ public final class AdminStore {
             "id, queue, kind, endpoint, ordering_key, idempotency_key, fire_key, payload, headers, priority, max_attempts,"
                     + " tenant";
 
+    /**
+     * Every job row, live, archived or dead, with its tenant: the tables of {@code outbox_job_status}
+     * and each row's own payload, so that the status and the payload shown are always one job's.
+     */
+    private static final String ANY_JOB = "SELECT id, queue, kind,"
+            + " CASE WHEN state = 'pending' AND run_at > now() THEN 'scheduled' ELSE state END AS state, attempts,"
+            + " max_attempts, run_at, last_error, created_at, NULL::timestamptz AS finished_at, payload::text AS payload,"
+            + " tenant FROM outbox_job"
+            + " UNION ALL SELECT id, queue, kind, state, attempts, max_attempts, NULL, last_error, created_at,"
+            + " finished_at, payload::text, tenant FROM outbox_job_archive"
+            + " UNION ALL SELECT id, queue, kind, 'dead', attempts, max_attempts, NULL, last_error, created_at, dead_at,"
+            + " payload::text, tenant FROM outbox_dead_letter";
+
     public Optional<JobDetails> job(Connection c, long id) throws SQLException {
-        String sql = "SELECT s.id, s.queue, s.kind, s.state, s.attempts, s.max_attempts, s.run_at, s.last_error,"
-                + " s.created_at, s.finished_at,"
-                + " coalesce((SELECT payload::text FROM outbox_job WHERE id = s.id),"
-                + "   (SELECT payload::text FROM outbox_dead_letter WHERE id = s.id),"
-                + "   (SELECT payload::text FROM outbox_job_archive WHERE id = s.id LIMIT 1))"
-                + " FROM outbox_job_status s WHERE s.id = ? LIMIT 1";
+        return job(c, id, null);
+    }
+
+    /**
+     * The job with this id, live, archived or dead, of the tenant when a tenant key is given (null:
+     * any tenant). The tenant and the id are matched in one statement on the row that is returned, so
+     * after a rewind of the id sequence (a restore from backup), when two jobs share an id, a tenant
+     * gets its own job or nothing; with two jobs of one id in scope, the newest. Its attempts are the
+     * attempt log's rows of that id written during its lifetime (from its creation to its end): the
+     * log has no tenant, and the other job's attempts fall outside that window.
+     */
+    public Optional<JobDetails> job(Connection c, long id, @Nullable String tenantKey) throws SQLException {
+        String sql = "SELECT id, queue, kind, state, attempts, max_attempts, run_at, last_error, created_at,"
+                + " finished_at, payload FROM (" + ANY_JOB + ") j"
+                + " WHERE id = ? AND (?::text IS NULL OR coalesce(tenant, '') = ?)"
+                + " ORDER BY created_at DESC LIMIT 1";
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setLong(1, id);
+            ps.setString(2, tenantKey);
+            ps.setString(3, tenantKey);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     return Optional.empty();
                 }
+                Timestamp createdAt = rs.getTimestamp(9);
+                Timestamp finishedAt = rs.getTimestamp(10);
                 return Optional.of(new JobDetails(
                         rs.getLong(1),
                         rs.getString(2),
@@ -50,36 +78,23 @@ public final class AdminStore {
                         rs.getInt(6),
                         Sql.instant(rs.getTimestamp(7)),
                         rs.getString(8),
-                        rs.getTimestamp(9).toInstant(),
-                        Sql.instant(rs.getTimestamp(10)),
+                        createdAt.toInstant(),
+                        Sql.instant(finishedAt),
                         rs.getString(11),
-                        attempts(c, id)));
+                        attempts(c, id, createdAt, finishedAt)));
             }
         }
     }
 
-    /** Whether the job (live, dead or archived) is the tenant's. */
-    public boolean ownsJob(Connection c, long id, String tenantKey) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT EXISTS (SELECT 1 FROM outbox_job"
-                + "   WHERE id = ? AND coalesce(tenant, '') = ?)"
-                + " OR EXISTS (SELECT 1 FROM outbox_dead_letter WHERE id = ? AND coalesce(tenant, '') = ?)"
-                + " OR EXISTS (SELECT 1 FROM outbox_job_archive WHERE id = ? AND coalesce(tenant, '') = ?)")) {
-            for (int i = 0; i < 3; i++) {
-                ps.setLong(2 * i + 1, id);
-                ps.setString(2 * i + 2, tenantKey);
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getBoolean(1);
-            }
-        }
-    }
-
-    private List<JobDetails.Attempt> attempts(Connection c, long id) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT attempt, worker, started_at, finished_at, outcome,"
-                        + " status_code, error, duration_ms FROM outbox_attempt WHERE job_id = ? ORDER BY finished_at, attempt")) {
+    private List<JobDetails.Attempt> attempts(
+            Connection c, long id, Timestamp createdAt, @Nullable Timestamp finishedAt) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT attempt, worker, started_at, finished_at, outcome,"
+                + " status_code, error, duration_ms FROM outbox_attempt WHERE job_id = ? AND finished_at >= ?"
+                + " AND (?::timestamptz IS NULL OR finished_at <= ?) ORDER BY finished_at, attempt")) {
             ps.setLong(1, id);
+            ps.setTimestamp(2, createdAt);
+            ps.setTimestamp(3, finishedAt);
+            ps.setTimestamp(4, finishedAt);
             List<JobDetails.Attempt> attempts = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

@@ -316,6 +316,49 @@ class ScheduleMaterializerDatabaseTest {
                 .hasMessageContaining("tenant 'no spaces' is not a valid tenant id");
     }
 
+    /**
+     * Issue 31 item 8, the cron's side: a tenant's fire history lists the fires of its own jobs only.
+     * The schedule was globex's before it became acme's (re-registered with another tenant): globex's
+     * dead fire, with its error, is not shown to acme, and acme's own fire is.
+     */
+    @Test
+    void aTenantsFireHistoryListsOnlyItsOwnJobs() throws Exception {
+        registry.register(List.of(ScheduleDefinition.builder("report")
+                .cron("0 3 * * *")
+                .tenant("acme")
+                .build()));
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement(
+                        "INSERT INTO outbox_dead_letter (id, queue, kind,"
+                                + " fire_key, payload, priority, attempts, max_attempts, last_error, created_at, tenant)"
+                                + " VALUES (nextval('outbox_job_id_seq'), 'default', 'report', ?, '{}', 0, 1, 1, ?, now(), ?)")) {
+            Object[][] fires = {
+                {"report@2026-12-01T03:00:00Z", "error of globex", "globex"},
+                {"report@2026-12-02T03:00:00Z", "error of acme", "acme"},
+            };
+            for (Object[] fire : fires) {
+                ps.setString(1, (String) fire[0]);
+                ps.setString(2, (String) fire[1]);
+                ps.setString(3, (String) fire[2]);
+                ps.executeUpdate();
+            }
+        }
+
+        assertThat(registry.forTenant("acme")
+                        .schedule("report", 5)
+                        .orElseThrow()
+                        .recentFires())
+                .extracting(ScheduleFire::lastError)
+                .containsExactly("error of acme");
+        assertThat(registry.forTenant("acme").schedules(5))
+                .singleElement()
+                .satisfies(s -> assertThat(s.recentFires())
+                        .extracting(ScheduleFire::lastError)
+                        .containsExactly("error of acme"));
+        // The unscoped registry shows every fire of the name.
+        assertThat(registry.schedule("report", 5).orElseThrow().recentFires()).hasSize(2);
+    }
+
     @Test
     void registrationIsIdempotentAndOnlyATimingChangeRestartsTheSchedule() throws Exception {
         ScheduleDefinition v1 =

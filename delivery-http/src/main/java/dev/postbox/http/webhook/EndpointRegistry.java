@@ -5,6 +5,7 @@ import dev.postbox.JsonCodec;
 import dev.postbox.OwnTransaction;
 import dev.postbox.PostboxAdmin;
 import dev.postbox.Require;
+import dev.postbox.TenantId;
 import dev.postbox.http.SecretCipher;
 import dev.postbox.http.internal.SqlErrors;
 import dev.postbox.http.signing.WebhookSecret;
@@ -199,16 +200,37 @@ public final class EndpointRegistry {
      * @throws UnknownEndpointException when no endpoint of that name exists
      */
     public boolean disable(String name, String reason) {
-        return disable(name, WebhookListener.DisableCause.OPERATOR, reason);
+        return disable(name, WebhookListener.DisableCause.OPERATOR, reason, null);
+    }
+
+    /**
+     * Disables an endpoint of one tenant, as {@link #disable(String, String)} does; the tenant and the
+     * name are matched in the statement that disables it.
+     *
+     * @param tenant the tenant that owns the endpoint, null for the default tenant
+     * @return false when it was already disabled
+     * @throws UnknownEndpointException when the tenant has no endpoint of that name (another
+     *     tenant's included)
+     */
+    public boolean disableForTenant(String name, @Nullable String tenant, String reason) {
+        return disable(name, WebhookListener.DisableCause.OPERATOR, reason, tenantKey(tenant));
     }
 
     boolean disable(String name, WebhookListener.DisableCause cause, String reason) {
+        return disable(name, cause, reason, null);
+    }
+
+    private boolean disable(
+            String name, WebhookListener.DisableCause cause, String reason, @Nullable String tenantKey) {
         Require.notNull(reason, "reason");
         boolean changed = tx(c -> {
-            if (store.disable(c, name, reason)) {
+            if (store.disable(c, name, reason, tenantKey)) {
                 return true;
             }
-            if (store.load(c, name).isEmpty()) {
+            if (store.load(c, name)
+                    .filter(e -> tenantKey == null
+                            || tenantKey.equals(TenantId.key(e.tenant().orElse(null))))
+                    .isEmpty()) {
                 throw new UnknownEndpointException(name);
             }
             return false;
@@ -224,20 +246,50 @@ public final class EndpointRegistry {
     /**
      * Enables an endpoint and replays what waited: parked delivery jobs become due now, and dead
      * letters that died because the endpoint was disabled (410 Gone) go back to their queue with a
-     * fresh attempt budget.
+     * fresh attempt budget. Those of every tenant: an endpoint of the default tenant may carry the
+     * deliveries of several tenants. {@link #enableForTenant} touches one tenant's only.
      *
      * @throws UnknownEndpointException when no endpoint of that name exists
      */
     public EnableResult enable(String name) {
+        return enable(name, null);
+    }
+
+    /**
+     * Enables an endpoint of one tenant and replays what waited for that tenant only: the tenant's
+     * parked deliveries to it become due now and the tenant's dead letters of it with the cause
+     * {@link #DISABLED_CAUSE} are replayed; every statement matches the tenant with the name. Other
+     * tenants' deliveries to it (a default-tenant endpoint shared by tenants) and their dead letters
+     * are not touched: the parked ones go out at their next look ({@code parkDelay}) now that it is
+     * enabled; their dead letters wait for their own tenant's replay.
+     *
+     * @param tenant the tenant that owns the endpoint, null for the default tenant
+     * @throws UnknownEndpointException when the tenant has no endpoint of that name (another
+     *     tenant's included)
+     */
+    public EnableResult enableForTenant(String name, @Nullable String tenant) {
+        return enable(name, tenantKey(tenant));
+    }
+
+    private static String tenantKey(@Nullable String tenant) {
+        return tenant == null ? "" : TenantId.validate(tenant, "tenant");
+    }
+
+    private EnableResult enable(String name, @Nullable String tenantKey) {
         int[] counts = tx(c -> {
-            Boolean wasDisabled = store.enable(c, name);
+            Boolean wasDisabled = store.enable(c, name, tenantKey);
             if (wasDisabled == null) {
                 throw new UnknownEndpointException(name);
             }
-            return new int[] {wasDisabled ? 1 : 0, store.resumeParked(c, name)};
+            return new int[] {wasDisabled ? 1 : 0, store.resumeParked(c, name, tenantKey)};
         });
         cache.remove(name);
-        int replayed = admin.get().replay(DeadLetterFilter.all().endpoint(name).cause(DISABLED_CAUSE));
+        DeadLetterFilter waited = DeadLetterFilter.all().endpoint(name).cause(DISABLED_CAUSE);
+        PostboxAdmin postboxAdmin = admin.get();
+        int replayed = tenantKey == null
+                ? postboxAdmin.replay(waited)
+                : (tenantKey.isEmpty() ? postboxAdmin.forDefaultTenant() : postboxAdmin.forTenant(tenantKey))
+                        .replay(waited);
         log.info(
                 "Webhook endpoint {} enabled: {} waiting deliveries resumed, {} dead letters replayed",
                 name,

@@ -158,41 +158,61 @@ final class EndpointStore {
         }
     }
 
-    /** Disables an enabled endpoint; {@code false} when it was disabled already or does not exist. */
-    boolean disable(Connection c, String name, String reason) throws SQLException {
+    /**
+     * Limits a statement to one tenant's rows ({@code ''}: the default tenant) when its two parameters
+     * are a tenant key, to none when they are null.
+     */
+    private static final String OF_TENANT = " AND (?::text IS NULL OR coalesce(tenant, '') = ?)";
+
+    /**
+     * Disables an enabled endpoint (of the tenant, when a tenant key is given); {@code false} when it
+     * was disabled already or does not exist (as the tenant's).
+     *
+     * @param tenantKey the tenant's key ({@code ''} for the default tenant), null for any tenant
+     */
+    boolean disable(Connection c, String name, String reason, @Nullable String tenantKey) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("UPDATE outbox_endpoint SET state = 'disabled',"
                 + " disabled_reason = ?, disabled_at = now(), updated_at = now()"
-                + " WHERE name = ? AND state = 'enabled'")) {
+                + " WHERE name = ? AND state = 'enabled'" + OF_TENANT)) {
             ps.setString(1, reason);
             ps.setString(2, name);
+            ps.setString(3, tenantKey);
+            ps.setString(4, tenantKey);
             return ps.executeUpdate() > 0;
         }
     }
 
     /**
-     * Enables the endpoint and clears its failure streak; whether it was disabled, or null when it
-     * does not exist.
+     * Enables the endpoint (of the tenant, when a tenant key is given) and clears its failure streak;
+     * whether it was disabled, or null when it does not exist (as the tenant's).
      */
     @Nullable
-    Boolean enable(Connection c, String name) throws SQLException {
+    Boolean enable(Connection c, String name, @Nullable String tenantKey) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("WITH old AS (SELECT name, state FROM outbox_endpoint"
-                + " WHERE name = ? FOR UPDATE) UPDATE outbox_endpoint e SET state = 'enabled',"
+                + " WHERE name = ?" + OF_TENANT + " FOR UPDATE) UPDATE outbox_endpoint e SET state = 'enabled',"
                 + " disabled_reason = NULL, disabled_at = NULL, consecutive_failures = 0, failing_since = NULL,"
                 + " updated_at = now() FROM old WHERE e.name = old.name AND e.name = ?"
                 + " RETURNING old.state = 'disabled'")) {
             ps.setString(1, name);
-            ps.setString(2, name);
+            ps.setString(2, tenantKey);
+            ps.setString(3, tenantKey);
+            ps.setString(4, name);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? rs.getBoolean(1) : null;
             }
         }
     }
 
-    /** Makes the endpoint's parked (waiting, not yet due) deliveries due now; returns how many. */
-    int resumeParked(Connection c, String name) throws SQLException {
+    /**
+     * Makes the endpoint's parked (waiting, not yet due) deliveries due now, of the tenant when a
+     * tenant key is given; returns how many.
+     */
+    int resumeParked(Connection c, String name, @Nullable String tenantKey) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("UPDATE outbox_job SET run_at = now()"
-                + " WHERE endpoint = ? AND state IN ('pending', 'retry') AND run_at > now()")) {
+                + " WHERE endpoint = ? AND state IN ('pending', 'retry') AND run_at > now()" + OF_TENANT)) {
             ps.setString(1, name);
+            ps.setString(2, tenantKey);
+            ps.setString(3, tenantKey);
             return ps.executeUpdate();
         }
     }

@@ -72,6 +72,109 @@ class TenantWebhookTest {
     }
 
     /**
+     * Issue 31 item 7: a tenant id may hold a {@code .}, which a {@code webhook-id} may not (it delimits
+     * the signed content). The tenant's keyed deliveries and published events are sent, and signed,
+     * with the {@code .} written {@code %2E}; before, each was dead-lettered at its first attempt.
+     */
+    @Test
+    void aTenantWithADotInItsIdGetsItsKeyedWebhooks() throws Exception {
+        try (Harness h = new Harness();
+                Receiver receiver = new Receiver()) {
+            HttpDeliveryModule http = h.node().http();
+            http.endpoints().register(endpoint("eu-orders", receiver.url("/eu"), "acme.eu"));
+            h.tx(c -> {
+                http.webhooks().send(c, "eu-orders", Map.of("direct", true), "d-1");
+                http.webhooks().publishFor(c, "acme.eu", "order.created", Map.of("order", 1), "o-1");
+            });
+            h.nodes.get(0).postbox().start();
+            await().atMost(Duration.ofSeconds(30)).until(() -> receiver.count() >= 2);
+
+            assertThat(receiver.snapshot())
+                    .extracting(Receiver.Arrival::webhookId)
+                    .contains("acme%2Eeu/eu-orders:d-1")
+                    .allSatisfy(id -> assertThat(id).startsWith("acme%2Eeu/").doesNotContain("."));
+            assertThat(h.count("SELECT count(*) FROM outbox_dead_letter")).isZero();
+        }
+    }
+
+    /**
+     * Issue 31 item 9: enabling an endpoint for one tenant (the actuator's {@code ?tenant=}) resumes
+     * that tenant's parked deliveries and replays that tenant's dead letters only. The default tenant's
+     * shared endpoint carries three tenants' deliveries, and acme's endpoint one of globex's (written
+     * before the endpoint was acme's); before, enabling either resumed and replayed them all.
+     */
+    @Test
+    void aTenantsEnableResumesAndReplaysOnlyThatTenantsDeliveries() throws Exception {
+        try (Harness h = new Harness()) {
+            EndpointRegistry endpoints = h.node().http().endpoints();
+            endpoints.register(endpoint("shared-audit", "https://audit.example.com/hooks", null));
+            endpoints.register(endpoint("acme-orders", "https://acme.example.com/hooks", "acme"));
+            endpoints.disable("shared-audit", "maintenance");
+            endpoints.disable("acme-orders", "maintenance");
+            h.tx(c -> {
+                for (String tenant : new String[] {null, "acme", "globex"}) {
+                    parkAndBury(c, "shared-audit", tenant);
+                }
+                parkAndBury(c, "acme-orders", "acme");
+                parkAndBury(c, "acme-orders", "globex");
+            });
+
+            EnableResult shared = endpoints.enableForTenant("shared-audit", null);
+            assertThat(shared.changed()).isTrue();
+            assertThat(List.of(shared.resumed(), shared.replayed())).containsExactly(1, 1);
+            EnableResult acme = endpoints.enableForTenant("acme-orders", "acme");
+            assertThat(List.of(acme.resumed(), acme.replayed())).containsExactly(1, 1);
+
+            // Due now: the default tenant's parked delivery and replayed dead letter of the shared endpoint,
+            // and acme's of its own. Everything of the other tenants is as it was.
+            assertThat(h.count("SELECT count(*) FROM outbox_job WHERE run_at <= now()"
+                            + " AND ((endpoint = 'shared-audit' AND tenant IS NULL)"
+                            + " OR (endpoint = 'acme-orders' AND tenant = 'acme'))"))
+                    .isEqualTo(4);
+            assertThat(h.count("SELECT count(*) FROM outbox_job WHERE run_at <= now()"))
+                    .isEqualTo(4);
+            assertThat(h.count("SELECT count(*) FROM outbox_job WHERE run_at > now() + interval '5 minutes'"
+                            + " AND ((endpoint = 'shared-audit' AND tenant IN ('acme', 'globex'))"
+                            + " OR (endpoint = 'acme-orders' AND tenant = 'globex'))"))
+                    .as("other tenants' parked deliveries stay parked")
+                    .isEqualTo(3);
+            assertThat(
+                            h.count(
+                                    "SELECT count(*) FROM outbox_dead_letter WHERE cause = '"
+                                            + EndpointRegistry.DISABLED_CAUSE + "' AND ((endpoint = 'shared-audit'"
+                                            + " AND tenant IN ('acme', 'globex')) OR (endpoint = 'acme-orders' AND tenant = 'globex'))"))
+                    .as("other tenants' dead letters stay dead")
+                    .isEqualTo(3);
+            assertThat(h.count("SELECT count(*) FROM outbox_dead_letter")).isEqualTo(3);
+            // A tenant's enable of another tenant's endpoint finds no endpoint: the tenant is in the statement.
+            assertThatThrownBy(() -> endpoints.enableForTenant("shared-audit", "acme"))
+                    .isInstanceOf(UnknownEndpointException.class);
+            assertThatThrownBy(() -> endpoints.disableForTenant("acme-orders", "globex", "no"))
+                    .isInstanceOf(UnknownEndpointException.class);
+            assertThat(endpoints.get("acme-orders").orElseThrow().isEnabled()).isTrue();
+        }
+    }
+
+    /** One parked delivery (due in 10 minutes) and one dead letter of a 410 of the tenant to the endpoint. */
+    private static void parkAndBury(java.sql.Connection c, String endpoint, String tenant) throws Exception {
+        try (var ps = c.prepareStatement("INSERT INTO outbox_job (kind, endpoint, payload, run_at, sort_at, tenant)"
+                + " VALUES ('" + Webhooks.DELIVERY_KIND + "', ?, '{}', now() + interval '10 minutes', now(), ?)")) {
+            ps.setString(1, endpoint);
+            ps.setString(2, tenant);
+            ps.executeUpdate();
+        }
+        try (var ps = c.prepareStatement("INSERT INTO outbox_dead_letter (id, queue, kind, endpoint, payload,"
+                + " priority, attempts, max_attempts, last_error, cause, created_at, tenant)"
+                + " VALUES (nextval('outbox_job_id_seq'), 'default', '" + Webhooks.DELIVERY_KIND
+                + "', ?, '{}', 0, 1, 12, 'HTTP 410 Gone; endpoint disabled', ?, now(), ?)")) {
+            ps.setString(1, endpoint);
+            ps.setString(2, EndpointRegistry.DISABLED_CAUSE);
+            ps.setString(3, tenant);
+            ps.executeUpdate();
+        }
+    }
+
+    /**
      * {@code Webhooks.send} and {@code publishFor} go through the engine's resolver like any enqueue: in
      * tenant acme's context a delivery to acme's endpoint belongs to acme, one to a default-tenant
      * endpoint and a published event get acme (the resolver's tenant is applied), and a delivery to

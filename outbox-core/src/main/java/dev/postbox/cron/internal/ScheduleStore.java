@@ -72,9 +72,25 @@ public final class ScheduleStore {
             + " WHERE true";
 
     /** The latest fires of each schedule: a window over the view's rows of every schedule, or of the one named. */
+    /** The fire history's rows: the view {@code outbox_schedule_fire}, or its rows of one tenant's jobs. */
     private static final String RECENT_FIRES = "SELECT schedule_name, fire_at, job_id, state, attempts, last_error,"
             + " created_at, finished_at FROM (SELECT f.*, row_number() OVER (PARTITION BY schedule_name"
-            + " ORDER BY fire_at DESC, job_id DESC) AS rn FROM outbox_schedule_fire f) h WHERE rn <= ?";
+            + " ORDER BY fire_at DESC, job_id DESC) AS rn FROM %s f) h WHERE rn <= ?";
+
+    /**
+     * The rows of {@code outbox_schedule_fire} whose job is one tenant's (three parameters: the tenant
+     * key). The view has no tenant: a schedule that moved from one tenant to another would show the
+     * fires of the first to the second.
+     */
+    private static final String FIRES_OF_TENANT = "(SELECT split_part(fire_key, '@', 1) AS schedule_name,"
+            + " split_part(fire_key, '@', 2)::timestamptz AS fire_at, id AS job_id, state, attempts, last_error,"
+            + " created_at, NULL::timestamptz AS finished_at FROM outbox_job WHERE fire_key IS NOT NULL" + OF_TENANT
+            + " UNION ALL SELECT split_part(fire_key, '@', 1), split_part(fire_key, '@', 2)::timestamptz, id, state,"
+            + " attempts, last_error, created_at, finished_at FROM outbox_job_archive WHERE fire_key IS NOT NULL"
+            + OF_TENANT
+            + " UNION ALL SELECT split_part(fire_key, '@', 1), split_part(fire_key, '@', 2)::timestamptz, id, 'dead',"
+            + " attempts, last_error, created_at, dead_at FROM outbox_dead_letter WHERE fire_key IS NOT NULL"
+            + OF_TENANT + ")";
 
     private static String prefixed(String table) {
         StringBuilder sb = new StringBuilder();
@@ -310,13 +326,19 @@ public final class ScheduleStore {
     private Map<String, List<ScheduleFire>> recentFires(
             Connection c, @Nullable String name, @Nullable String tenantKey, int limit) throws SQLException {
         Map<String, List<ScheduleFire>> fires = new HashMap<>();
-        String sql = RECENT_FIRES + (name != null ? " AND schedule_name = ?" : "")
+        String sql = String.format(RECENT_FIRES, tenantKey != null ? FIRES_OF_TENANT : "outbox_schedule_fire")
+                + (name != null ? " AND schedule_name = ?" : "")
                 + (tenantKey != null
                         ? " AND schedule_name IN (SELECT name FROM outbox_schedule WHERE true" + OF_TENANT + ")"
                         : "")
                 + " ORDER BY schedule_name, fire_at DESC, job_id DESC";
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             int i = 1;
+            if (tenantKey != null) {
+                for (int t = 0; t < 3; t++) {
+                    ps.setString(i++, tenantKey);
+                }
+            }
             ps.setInt(i++, limit);
             if (name != null) {
                 ps.setString(i++, name);

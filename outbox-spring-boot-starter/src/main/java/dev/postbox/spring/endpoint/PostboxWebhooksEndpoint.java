@@ -95,8 +95,11 @@ public class PostboxWebhooksEndpoint {
                                 + " has no webhook endpoint '" + name + "'");
             }
             return AdminWrites.notFoundWhenUnknown(result, () -> {
+                // With a tenant, the writes themselves match it too: not only the check above.
+                String owner = key == null || key.isEmpty() ? null : key;
                 if (enabled) {
-                    WebhookEndpointAdmin.EnableView done = admin.enable(name);
+                    WebhookEndpointAdmin.EnableView done =
+                            key == null ? admin.enable(name) : admin.enableForTenant(name, owner);
                     log.info(
                             "Postbox admin: webhook endpoint '{}' enabled ({} waiting deliveries resumed, {} dead"
                                     + " letters replayed)",
@@ -108,8 +111,9 @@ public class PostboxWebhooksEndpoint {
                     result.put("replayed", done.replayed());
                 } else {
                     String why = RequestChecks.optional(reason);
+                    String because = why != null ? why : "disabled through the postboxwebhooks endpoint";
                     boolean changed =
-                            admin.disable(name, why != null ? why : "disabled through the postboxwebhooks endpoint");
+                            key == null ? admin.disable(name, because) : admin.disableForTenant(name, owner, because);
                     log.info("Postbox admin: webhook endpoint '{}' {}", name, changed ? "disabled" : "was disabled");
                     result.put("changed", changed);
                 }

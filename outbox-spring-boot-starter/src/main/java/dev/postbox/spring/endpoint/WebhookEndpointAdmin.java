@@ -28,12 +28,37 @@ public interface WebhookEndpointAdmin {
     EnableView enable(String name);
 
     /**
+     * Enables an endpoint of one tenant: the tenant's parked deliveries to it become due at once and
+     * the tenant's dead letters it caused while disabled are replayed; other tenants' rows are not
+     * touched. The tenant and the name are matched in the statements that write.
+     *
+     * @param tenant the tenant that owns the endpoint, null for the default tenant
+     * @throws IllegalArgumentException when the tenant has no endpoint of that name
+     * @throws UnsupportedOperationException from an implementation that cannot scope it (the default)
+     */
+    default EnableView enableForTenant(String name, @Nullable String tenant) {
+        throw new UnsupportedOperationException("this WebhookEndpointAdmin cannot enable an endpoint for one tenant");
+    }
+
+    /**
      * Disables an endpoint; its deliveries wait without spending attempts. Returns false when it was
      * disabled already.
      *
      * @throws IllegalArgumentException when unknown
      */
     boolean disable(String name, String reason);
+
+    /**
+     * Disables an endpoint of one tenant; the tenant and the name are matched in the statement that
+     * disables it. Returns false when it was disabled already.
+     *
+     * @param tenant the tenant that owns the endpoint, null for the default tenant
+     * @throws IllegalArgumentException when the tenant has no endpoint of that name
+     * @throws UnsupportedOperationException from an implementation that cannot scope it (the default)
+     */
+    default boolean disableForTenant(String name, @Nullable String tenant, String reason) {
+        throw new UnsupportedOperationException("this WebhookEndpointAdmin cannot disable an endpoint for one tenant");
+    }
 
     /**
      * Re-encrypts every stored signing secret and header value that is plain or sealed with a key

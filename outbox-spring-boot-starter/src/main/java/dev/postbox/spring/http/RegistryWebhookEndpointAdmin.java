@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@link WebhookEndpointAdmin} on the module's {@link EndpointRegistry}: the one class through which
@@ -40,10 +41,21 @@ final class RegistryWebhookEndpointAdmin implements WebhookEndpointAdmin {
         return new EnableView(r.changed(), r.resumed(), r.replayed());
     }
 
+    @Override
+    public EnableView enableForTenant(String name, @Nullable String tenant) {
+        EnableResult r = registry.enableForTenant(name, tenant);
+        return new EnableView(r.changed(), r.resumed(), r.replayed());
+    }
+
     /** {@inheritDoc} Throws {@code UnknownEndpointException} (an IllegalArgumentException) when unknown. */
     @Override
     public boolean disable(String name, String reason) {
         return registry.disable(name, reason);
+    }
+
+    @Override
+    public boolean disableForTenant(String name, @Nullable String tenant, String reason) {
+        return registry.disableForTenant(name, tenant, reason);
     }
 
     @Override

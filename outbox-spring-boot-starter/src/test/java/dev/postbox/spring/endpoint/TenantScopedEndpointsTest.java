@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
@@ -80,8 +81,20 @@ class TenantScopedEndpointsTest {
         }
 
         @Override
+        public EnableView enableForTenant(String name, @Nullable String tenant) {
+            writes.add("enable " + name + " for " + (tenant == null ? "(default)" : tenant));
+            return new EnableView(true, 0, 0);
+        }
+
+        @Override
         public boolean disable(String name, String reason) {
             writes.add("disable " + name);
+            return true;
+        }
+
+        @Override
+        public boolean disableForTenant(String name, @Nullable String tenant, String reason) {
+            writes.add("disable " + name + " for " + (tenant == null ? "(default)" : tenant));
             return true;
         }
 
@@ -127,7 +140,8 @@ class TenantScopedEndpointsTest {
                 .isEqualTo(200);
         assertThat(webhooks.enabled("audit", true, null, "(default)", NONE).getStatus())
                 .isEqualTo(200);
-        assertThat(admin.writes).containsExactly("disable acme-orders", "enable audit");
+        // The writes carry the tenant down to the statements, not only the check before them.
+        assertThat(admin.writes).containsExactly("disable acme-orders for acme", "enable audit for (default)");
 
         assertThatThrownBy(() -> webhooks.endpoints("not a tenant"))
                 .isInstanceOf(InvalidEndpointRequestException.class)
