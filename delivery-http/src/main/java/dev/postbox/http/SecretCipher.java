@@ -8,9 +8,13 @@ import dev.postbox.http.internal.PlaintextSecrets;
  * before it is written to {@code outbox_endpoint} and opens it when the endpoint is read; header
  * names, URLs and everything else stay in clear.
  *
- * <p>The default implementation is {@link AesGcmSecretCipher} (AES-GCM, a key id stored with each
- * value so keys can rotate). A stored value written before encryption was configured (plain text) is
- * still read as is, and {@code EndpointRegistry.reencryptSecrets()} rewrites it with the active key.
+ * <p>The registry seals and opens every value with its {@link SecretSlot} (endpoint and field), so
+ * an implementation can bind a sealed value to where it is stored; the default methods here ignore
+ * the slot, for implementations written before slots existed. The default implementation is {@link
+ * AesGcmSecretCipher} (AES-GCM, a key id stored with each value so keys can rotate, each value bound
+ * to its slot). With keys configured it refuses a stored plain value (written before encryption was
+ * configured) unless its plain-text migration switch is on, so that {@code
+ * EndpointRegistry.reencryptSecrets()} can seal it.
  *
  * <p>Implementations must be thread-safe, must never put a plain or sealed value into an exception
  * message or a log line, and should name the key involved in their errors.
@@ -34,8 +38,29 @@ public interface SecretCipher {
     String open(String stored);
 
     /**
-     * Whether a stored text should be rewritten: it is plain, or sealed with another key than the
-     * active one.
+     * The text to store for {@code plaintext} in {@code slot}: an implementation may bind the sealed
+     * value to the slot so that it opens nowhere else. The default ignores the slot.
+     *
+     * @throws IllegalStateException when this cipher cannot seal (no key configured)
+     */
+    default String seal(String plaintext, SecretSlot slot) {
+        return seal(plaintext);
+    }
+
+    /**
+     * The plain value of the text stored in {@code slot}. The default ignores the slot.
+     *
+     * @throws IllegalStateException when the value cannot be opened in this slot (a wrong or missing
+     *     key, a value sealed for another slot, a refused plain value); the caller adds the slot to
+     *     the message, which must name neither the value nor the key
+     */
+    default String open(String stored, SecretSlot slot) {
+        return open(stored);
+    }
+
+    /**
+     * Whether a stored text should be rewritten: it is plain, sealed with another key than the
+     * active one, or sealed in an older format (for AES-GCM: {@code v1}, not bound to its slot).
      */
     boolean needsResealing(String stored);
 

@@ -30,11 +30,16 @@ import org.springframework.transaction.support.TransactionTemplate;
  * WebhookInbox inbox = WebhookInbox.builder(dataSource).secret("whsec_...").build();
  *
  * @PostMapping("/hooks/postbox")
- * ResponseEntity<Void> receive(HttpServletRequest request, @RequestBody byte[] body) {
- *     InboxResult result = inbox.receive(request::getHeader, body, message -> orders.apply(message.bodyText()));
+ * ResponseEntity<Void> receive(HttpServletRequest request) throws IOException {
+ *     InboxResult result = inbox.receive(
+ *             request::getHeader, request.getInputStream(), message -> orders.apply(message.bodyText()));
  *     return ResponseEntity.status(result.httpStatus()).build();
  * }
  * }</pre>
+ *
+ * <p>Give it the request's stream ({@link #receive(Function, java.io.InputStream, InboxHandler)}),
+ * not a {@code @RequestBody byte[]}: the stream is read to at most {@code maxBodyBytes + 1} bytes,
+ * while a framework fills a {@code byte[]} parameter with the whole body before the cap applies.
  *
  * <p>A handler that throws rolls the record back and the exception propagates (answer 5xx so that
  * the sender retries). Concurrent deliveries of one id serialise on the table's primary key: the

@@ -7,13 +7,14 @@ import dev.postbox.PostboxAdmin;
 import dev.postbox.Require;
 import dev.postbox.TenantId;
 import dev.postbox.http.SecretCipher;
+import dev.postbox.http.SecretSlot;
 import dev.postbox.http.internal.SqlErrors;
 import dev.postbox.http.signing.WebhookSecret;
 import dev.postbox.http.ssrf.SsrfGuard;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -368,59 +369,67 @@ public final class EndpointRegistry {
         }
     }
 
-    /** Seals every value afresh. */
+    /** Seals every value afresh, each bound to its slot. */
     private EndpointStore.Sealed sealFresh(Endpoint e) {
-        String[] secrets = e.secrets().stream()
-                .map(WebhookSecret::serialized)
-                .map(cipher::seal)
-                .toArray(String[]::new);
-        Map<String, String> headers = new LinkedHashMap<>();
-        e.headers().forEach((name, value) -> headers.put(name, cipher.seal(value)));
-        return new EndpointStore.Sealed(secrets, headers);
+        return seal(e, Map.of());
     }
 
     /**
      * Seals the endpoint's values, reusing the stored sealed text of each value that is stored already
-     * (same plain value, sealed with the active key): sealing is randomised, so fresh ciphertexts would
-     * make every put of an unchanged definition a change.
+     * in the same slot (same plain value, sealed with the active key in the current format): sealing
+     * is randomised, so fresh ciphertexts would make every put of an unchanged definition a change.
      */
     private EndpointStore.Sealed seal(Connection c, Endpoint e) throws SQLException {
-        Map<String, String> reusable = new LinkedHashMap<>();
+        Map<SecretSlot, Map<String, String>> reusable = new HashMap<>();
         EndpointStore.StoredSecrets stored = store.storedSecrets(c, e.name());
         if (stored != null) {
-            List<String> values = new ArrayList<>(stored.secrets());
-            values.addAll(stored.headers().values());
-            for (String value : values) {
-                if (!cipher.needsResealing(value)) {
-                    try {
-                        reusable.putIfAbsent(cipher.open(value), value);
-                    } catch (IllegalStateException unreadable) {
-                        // Not reusable; it is overwritten by a freshly sealed value.
-                    }
-                }
+            stored.secrets().forEach(v -> keepReusable(reusable, SecretSlot.signingSecret(e.name()), v));
+            stored.headers().forEach((h, v) -> keepReusable(reusable, SecretSlot.header(e.name(), h), v));
+        }
+        return seal(e, reusable);
+    }
+
+    private void keepReusable(Map<SecretSlot, Map<String, String>> reusable, SecretSlot slot, String stored) {
+        if (!cipher.needsResealing(stored)) {
+            try {
+                reusable.computeIfAbsent(slot, s -> new HashMap<>()).putIfAbsent(cipher.open(stored, slot), stored);
+            } catch (IllegalStateException unreadable) {
+                // Not reusable; it is overwritten by a freshly sealed value.
             }
         }
+    }
+
+    private EndpointStore.Sealed seal(Endpoint e, Map<SecretSlot, Map<String, String>> reusable) {
+        SecretSlot secretSlot = SecretSlot.signingSecret(e.name());
         String[] secrets = e.secrets().stream()
                 .map(WebhookSecret::serialized)
-                .map(plain -> reusable.containsKey(plain) ? reusable.get(plain) : cipher.seal(plain))
+                .map(plain -> sealReusing(reusable, secretSlot, plain))
                 .toArray(String[]::new);
         Map<String, String> headers = new LinkedHashMap<>();
         e.headers()
                 .forEach((name, plain) ->
-                        headers.put(name, reusable.containsKey(plain) ? reusable.get(plain) : cipher.seal(plain)));
+                        headers.put(name, sealReusing(reusable, SecretSlot.header(e.name(), name), plain)));
         return new EndpointStore.Sealed(secrets, headers);
+    }
+
+    private String sealReusing(Map<SecretSlot, Map<String, String>> reusable, SecretSlot slot, String plain) {
+        String stored = reusable.getOrDefault(slot, Map.of()).get(plain);
+        return stored != null ? stored : cipher.seal(plain, slot);
     }
 
     /**
      * Rewrites every stored signing secret and header value that is plain (stored before encryption
-     * was configured) or sealed with another key than the active one, sealed with the active key. One
-     * transaction; run it after making a new key active, then remove the old key from the
-     * configuration. Idempotent: a second run rewrites nothing.
+     * was configured), sealed with another key than the active one, or sealed in an older format
+     * (AES-GCM {@code v1}, not bound to its endpoint and field), sealed with the active key and bound
+     * to its {@link SecretSlot}. One transaction; run it after making a new key active (then remove
+     * the old key from the configuration), after upgrading (to bind {@code v1} values), or with the
+     * plain-text migration switch on (then turn it off). Idempotent: a second run rewrites nothing.
      *
      * @return how many endpoints were rewritten
      * @throws IllegalStateException when no key is configured ({@link SecretCipher#unconfigured()}) or
-     *     any stored value cannot be decrypted with the configured keys, even one sealed with the
-     *     active key (naming the key id and endpoint; nothing is rewritten then)
+     *     any stored value cannot be opened where it is stored: a wrong or missing key (even the active
+     *     one), a value moved from another endpoint or field, a plain value while the migration switch
+     *     is off (naming the endpoint, field and key id; nothing is rewritten then)
      */
     public int reencryptSecrets() {
         if (cipher == SecretCipher.unconfigured()) {
@@ -431,18 +440,22 @@ public final class EndpointRegistry {
             int count = 0;
             for (EndpointStore.StoredSecrets row : store.lockAllSecrets(c)) {
                 String name = row.name();
-                // Every value must open with the configured keys, current ones too: a wrong key is an error.
-                row.secrets().forEach(v -> open(name, v));
-                row.headers().values().forEach(v -> open(name, v));
+                // Every value must open with the configured keys in its slot, current ones too: a wrong key
+                // or a value moved from another row is an error, and nothing is rewritten.
+                SecretSlot secretSlot = SecretSlot.signingSecret(name);
+                row.secrets().forEach(v -> store.open(secretSlot, v));
+                row.headers().forEach((header, v) -> store.open(SecretSlot.header(name, header), v));
                 boolean stale = row.secrets().stream().anyMatch(cipher::needsResealing)
                         || row.headers().values().stream().anyMatch(cipher::needsResealing);
                 if (!stale) {
                     continue;
                 }
                 String[] resealed =
-                        row.secrets().stream().map(v -> reseal(name, v)).toArray(String[]::new);
+                        row.secrets().stream().map(v -> reseal(secretSlot, v)).toArray(String[]::new);
                 Map<String, String> resealedHeaders = new LinkedHashMap<>();
-                row.headers().forEach((header, v) -> resealedHeaders.put(header, reseal(name, v)));
+                row.headers()
+                        .forEach(
+                                (header, v) -> resealedHeaders.put(header, reseal(SecretSlot.header(name, header), v)));
                 store.rewriteSecrets(c, name, resealed, resealedHeaders);
                 count++;
             }
@@ -453,16 +466,8 @@ public final class EndpointRegistry {
         return rewritten;
     }
 
-    private String reseal(String endpoint, String stored) {
-        return cipher.needsResealing(stored) ? cipher.seal(open(endpoint, stored)) : stored;
-    }
-
-    private String open(String endpoint, String stored) {
-        try {
-            return cipher.open(stored);
-        } catch (IllegalStateException e) {
-            throw new IllegalStateException("Webhook endpoint '" + endpoint + "': " + e.getMessage());
-        }
+    private String reseal(SecretSlot slot, String stored) {
+        return cipher.needsResealing(stored) ? cipher.seal(store.open(slot, stored), slot) : stored;
     }
 
     private <T> T call(OwnTransaction.Work<T> call) {

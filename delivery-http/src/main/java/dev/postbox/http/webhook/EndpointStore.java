@@ -4,6 +4,7 @@ import dev.postbox.JsonCodec;
 import dev.postbox.RetryPolicy;
 import dev.postbox.http.EndpointTimeouts;
 import dev.postbox.http.SecretCipher;
+import dev.postbox.http.SecretSlot;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -367,9 +368,9 @@ final class EndpointStore {
         String name = rs.getString("name");
         Endpoint.Builder b = Endpoint.builder(name, rs.getString("url"));
         for (String secret : strings(rs.getArray("secrets"))) {
-            b.secret(open(name, secret));
+            b.secret(open(SecretSlot.signingSecret(name), secret));
         }
-        storedHeaders(rs.getString("headers")).forEach((k, v) -> b.header(k, open(name, v)));
+        storedHeaders(rs.getString("headers")).forEach((k, v) -> b.header(k, open(SecretSlot.header(name, k), v)));
         b.description(rs.getString("description"));
         b.eventTypes(new LinkedHashSet<>(strings(rs.getArray("event_types"))));
         Integer connect = (Integer) rs.getObject("connect_timeout_ms");
@@ -444,11 +445,16 @@ final class EndpointStore {
         }
     }
 
-    private String open(String endpoint, String stored) {
+    /**
+     * Opens a value stored in {@code slot}; a failure names the endpoint and field (the cipher's
+     * message names neither the value nor the key).
+     */
+    String open(SecretSlot slot, String stored) {
         try {
-            return cipher.open(stored);
+            return cipher.open(stored, slot);
         } catch (IllegalStateException e) {
-            throw new IllegalStateException("Webhook endpoint '" + endpoint + "': " + e.getMessage());
+            throw new IllegalStateException(
+                    "Webhook endpoint '" + slot.endpoint() + "', field '" + slot.field() + "': " + e.getMessage());
         }
     }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.postbox.http.AesGcmSecretCipher;
 import dev.postbox.http.LogCapture;
 import dev.postbox.http.SecretCipher;
+import dev.postbox.http.SecretSlot;
 import dev.postbox.http.signing.WebhookSecret;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -52,7 +53,7 @@ class EncryptionAtRestTest {
                     .doesNotContain("tok-8c1f27a9")
                     .doesNotContain("acme-7")
                     .doesNotContain("k3y-0rders")
-                    .contains("enc:v1:test:")
+                    .contains("enc:v2:test:")
                     .contains("Authorization");
             Endpoint read = registry.get("billing").orElseThrow();
             assertThat(read.secrets()).containsExactly(secret);
@@ -78,23 +79,137 @@ class EncryptionAtRestTest {
     }
 
     @Test
-    void plainValuesStoredBeforeEncryptionAreReadAndReencryptedByTheAdminOperation() {
+    void plainValuesStoredBeforeEncryptionAreRefusedUnlessTheMigrationSwitchIsOnThenReencrypted() {
         try (Harness h = new Harness()) {
             WebhookSecret secret = WebhookSecret.generate();
             h.node(m -> m.secretCipher(SecretCipher.plaintext()), c -> c)
                     .http()
                     .endpoints()
                     .register(billing(secret));
-            assertThat(tableText(h)).contains(secret.serialized()).contains(TOKEN);
+            String plain = tableText(h);
+            assertThat(plain).contains(secret.serialized()).contains(TOKEN);
 
-            EndpointRegistry registry = h.node().http().endpoints();
-            assertThat(registry.get("billing").orElseThrow().secrets()).containsExactly(secret);
+            // Keys configured, switch off (the default): a plain value is not trusted.
+            EndpointRegistry keyed = h.node().http().endpoints();
+            for (Runnable read : new Runnable[] {() -> keyed.get("billing"), keyed::reencryptSecrets}) {
+                assertThatThrownBy(read::run)
+                        .isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining("Webhook endpoint 'billing', field 'signing-secret'")
+                        .hasMessageContaining("not encrypted although encryption keys are configured")
+                        .hasMessageContaining("postbox.http.secrets.migrate-plaintext=true")
+                        .message()
+                        .doesNotContain(secret.serialized())
+                        .doesNotContain("whsec_")
+                        .doesNotContain(TOKEN);
+            }
+            assertThat(tableText(h)).isEqualTo(plain);
 
-            assertThat(registry.reencryptSecrets()).isEqualTo(1);
+            // The switch on: read as they are, and re-encryption seals them.
+            EndpointRegistry migrating = h.node(
+                            m -> m.secretCipher(Harness.TEST_CIPHER.migratingPlaintext(true)), c -> c)
+                    .http()
+                    .endpoints();
+            assertThat(migrating.get("billing").orElseThrow().secrets()).containsExactly(secret);
+            assertThat(migrating.reencryptSecrets()).isEqualTo(1);
             assertThat(tableText(h)).doesNotContain("whsec_").doesNotContain("tok-8c1f27a9");
-            assertThat(registry.get("billing").orElseThrow().secrets()).containsExactly(secret);
-            assertThat(registry.get("billing").orElseThrow().headers()).containsEntry("Authorization", TOKEN);
-            assertThat(registry.reencryptSecrets()).isZero();
+            assertThat(migrating.reencryptSecrets()).isZero();
+
+            // The switch off again: the sealed values read without it.
+            EndpointRegistry after = h.node().http().endpoints();
+            assertThat(after.get("billing").orElseThrow().secrets()).containsExactly(secret);
+            assertThat(after.get("billing").orElseThrow().headers()).containsEntry("Authorization", TOKEN);
+        }
+    }
+
+    @Test
+    void aPlainValueWrittenIntoASealedRowIsRefused() {
+        try (Harness h = new Harness()) {
+            EndpointRegistry registry = h.node().http().endpoints();
+            registry.register(billing(WebhookSecret.generate()));
+            String known = WebhookSecret.generate().serialized();
+            h.exec("UPDATE outbox_endpoint SET secrets = ARRAY['" + known + "'],"
+                    + " headers = jsonb_set(headers, '{Authorization}', '\"Bearer forged\"') WHERE name = 'billing'");
+
+            assertThatThrownBy(() -> h.node().http().endpoints().get("billing"))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("Webhook endpoint 'billing', field 'signing-secret'")
+                    .hasMessageContaining("not encrypted")
+                    .message()
+                    .doesNotContain(known)
+                    .doesNotContain("Bearer forged");
+        }
+    }
+
+    @Test
+    void aSealedValueMovedToAnotherEndpointOrFieldIsRefusedNamingTheEndpointAndField() {
+        try (Harness h = new Harness()) {
+            EndpointRegistry registry = h.node().http().endpoints();
+            WebhookSecret billingSecret = WebhookSecret.generate();
+            registry.register(billing(billingSecret));
+            registry.register(Endpoint.builder("orders", "https://hooks.example.com/orders")
+                    .secret(WebhookSecret.generate())
+                    .header("Authorization", "Bearer orders-only")
+                    .build());
+
+            // Another row: billing's signing secret copied into orders' row.
+            h.exec("UPDATE outbox_endpoint o SET secrets = b.secrets FROM outbox_endpoint b"
+                    + " WHERE o.name = 'orders' AND b.name = 'billing'");
+            String moved = tableText(h);
+            EndpointRegistry reader = h.node().http().endpoints();
+            for (Runnable read : new Runnable[] {() -> reader.get("orders"), reader::reencryptSecrets}) {
+                assertThatThrownBy(read::run)
+                        .isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining("Webhook endpoint 'orders', field 'signing-secret'")
+                        .hasMessageContaining("sealed for another endpoint or field")
+                        .message()
+                        .doesNotContain(billingSecret.serialized())
+                        .doesNotContain("whsec_")
+                        .doesNotContain(KEY_1)
+                        .doesNotContain(Harness.TEST_KEY);
+            }
+            assertThat(tableText(h)).isEqualTo(moved);
+            assertThat(reader.get("billing").orElseThrow().secrets()).containsExactly(billingSecret);
+
+            // Another field of the same row: billing's bearer token copied into its X-Tenant header.
+            h.exec("UPDATE outbox_endpoint SET headers = jsonb_set(headers, '{X-Tenant}', headers->'Authorization')"
+                    + " WHERE name = 'billing'");
+            assertThatThrownBy(() -> h.node().http().endpoints().get("billing"))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("Webhook endpoint 'billing', field 'header:x-tenant'")
+                    .hasMessageContaining("sealed for another endpoint or field")
+                    .message()
+                    .doesNotContain(TOKEN);
+        }
+    }
+
+    @Test
+    void valuesSealedInTheUnboundV1FormatStillOpenAndReencryptionBindsThem() {
+        try (Harness h = new Harness()) {
+            EndpointRegistry registry = h.node().http().endpoints();
+            WebhookSecret secret = WebhookSecret.generate();
+            registry.register(billing(secret));
+            // As an earlier version stored them: enc:v1, authenticated data the key id only.
+            String v1Secret = Harness.TEST_CIPHER.seal(secret.serialized());
+            String v1Token = Harness.TEST_CIPHER.seal(TOKEN);
+            assertThat(v1Secret).startsWith("enc:v1:test:");
+            h.exec("UPDATE outbox_endpoint SET secrets = ARRAY['" + v1Secret + "'], headers = jsonb_build_object("
+                    + "'Authorization', '" + v1Token + "') WHERE name = 'billing'");
+
+            EndpointRegistry reader = h.node().http().endpoints();
+            assertThat(reader.get("billing").orElseThrow().secrets()).containsExactly(secret);
+            assertThat(reader.get("billing").orElseThrow().headers()).isEqualTo(Map.of("Authorization", TOKEN));
+
+            assertThat(reader.reencryptSecrets()).isEqualTo(1);
+            assertThat(tableText(h)).doesNotContain("enc:v1:").contains("enc:v2:test:");
+            assertThat(reader.get("billing").orElseThrow().secrets()).containsExactly(secret);
+            assertThat(reader.get("billing").orElseThrow().headers()).isEqualTo(Map.of("Authorization", TOKEN));
+            assertThat(reader.reencryptSecrets()).isZero();
+
+            // Now bound: the same copy between fields is refused.
+            h.exec("UPDATE outbox_endpoint SET headers = jsonb_build_object('X-Other', headers->'Authorization')"
+                    + " WHERE name = 'billing'");
+            assertThatThrownBy(() -> h.node().http().endpoints().get("billing"))
+                    .hasMessageContaining("field 'header:x-other'");
         }
     }
 
@@ -106,14 +221,14 @@ class EncryptionAtRestTest {
                     .http()
                     .endpoints()
                     .register(billing(secret));
-            assertThat(tableText(h)).contains("enc:v1:k1:").doesNotContain("enc:v1:k2:");
+            assertThat(tableText(h)).contains("enc:v2:k1:").doesNotContain("enc:v2:k2:");
 
             EndpointRegistry both = h.node(m -> m.secretCipher(cipher(Map.of("k1", KEY_1, "k2", KEY_2), "k2")), c -> c)
                     .http()
                     .endpoints();
             assertThat(both.get("billing").orElseThrow().secrets()).containsExactly(secret);
             assertThat(both.reencryptSecrets()).isEqualTo(1);
-            assertThat(tableText(h)).contains("enc:v1:k2:").doesNotContain("enc:v1:k1:");
+            assertThat(tableText(h)).contains("enc:v2:k2:").doesNotContain("enc:v2:k1:");
 
             EndpointRegistry onlyNew = h.node(m -> m.secretCipher(cipher(Map.of("k2", KEY_2), "k2")), c -> c)
                     .http()
@@ -158,7 +273,7 @@ class EncryptionAtRestTest {
                         .doesNotContain(KEY_1)
                         .doesNotContain(KEY_2)
                         .doesNotContain(
-                                stored.substring(stored.indexOf("enc:v1:k1:") + 10, stored.indexOf("enc:v1:k1:") + 30));
+                                stored.substring(stored.indexOf("enc:v2:k1:") + 10, stored.indexOf("enc:v2:k1:") + 30));
             }
             assertThat(tableText(h)).isEqualTo(stored);
         }
@@ -211,6 +326,37 @@ class EncryptionAtRestTest {
         assertThat(cipher.open(sealed)).isEqualTo("whsec_c2VjcmV0");
         assertThatThrownBy(() -> cipher.open(relabelled)).hasMessageContaining("cannot be decrypted with key 'k2'");
         assertThat(cipher.seal("x")).isNotEqualTo(cipher.seal("x"));
+
+        SecretSlot slot = SecretSlot.signingSecret("billing");
+        String bound = cipher.seal("whsec_c2VjcmV0", slot);
+        assertThat(cipher.open(bound, slot)).isEqualTo("whsec_c2VjcmV0");
+        assertThatThrownBy(() -> cipher.open(bound.replace("enc:v2:k1:", "enc:v2:k2:"), slot))
+                .hasMessageContaining("cannot be decrypted with key 'k2'");
+        assertThatThrownBy(() -> cipher.open(bound.replace("enc:v2:", "enc:v1:"), slot))
+                .hasMessageContaining("cannot be decrypted with key 'k1'");
+        assertThatThrownBy(() -> cipher.open(bound)).hasMessageContaining("open it with open(stored, SecretSlot)");
+    }
+
+    @Test
+    void aBoundValueOpensOnlyInItsSlot() {
+        AesGcmSecretCipher cipher = cipher(Map.of("k1", KEY_1), "k1");
+        String sealed = cipher.seal("Bearer t", SecretSlot.header("billing", "Authorization"));
+
+        assertThat(cipher.open(sealed, SecretSlot.header("billing", "authorization")))
+                .isEqualTo("Bearer t");
+        for (SecretSlot other : new SecretSlot[] {
+            SecretSlot.header("billin", "Authorization"),
+            SecretSlot.header("orders", "Authorization"),
+            SecretSlot.header("billing", "X-Api-Key"),
+            SecretSlot.signingSecret("billing"),
+            new SecretSlot("billingheader:authorization", "x")
+        }) {
+            assertThatThrownBy(() -> cipher.open(sealed, other))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("sealed for another endpoint or field")
+                    .message()
+                    .doesNotContain("Bearer t");
+        }
     }
 
     /** Every stored secret and header of every endpoint, as text. */

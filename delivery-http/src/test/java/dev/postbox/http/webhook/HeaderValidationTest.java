@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.postbox.RetryPolicy;
+import dev.postbox.http.SecretSlot;
 import dev.postbox.http.signing.WebhookSecret;
 import java.time.Duration;
 import java.util.Map;
@@ -112,7 +113,10 @@ class HeaderValidationTest {
             // A key and an endpoint header written before validation existed (or behind Postbox's back).
             h.exec(
                     "UPDATE outbox_job SET idempotency_key = E'shop:order-1\\r\\nX-Injected: 1' WHERE endpoint = 'shop'");
-            h.exec("UPDATE outbox_endpoint SET headers = '{\"X-Tenant\": \"Zürich\"}' WHERE name = 'shop2'");
+            // Sealed for its slot: with keys configured, a plain value in the row would be refused on read.
+            h.exec("UPDATE outbox_endpoint SET headers = jsonb_build_object('X-Tenant', '"
+                    + Harness.TEST_CIPHER.seal("Zürich", SecretSlot.header("shop2", "X-Tenant"))
+                    + "') WHERE name = 'shop2'");
             node.postbox().start();
             await().atMost(Duration.ofSeconds(20)).until(() -> h.count("SELECT count(*) FROM outbox_dead_letter") == 2);
             assertThat(h.count("SELECT max(attempts) FROM outbox_dead_letter")).isOne();

@@ -4,12 +4,12 @@ import dev.postbox.JsonCodec;
 import dev.postbox.http.inbox.InboxResult;
 import dev.postbox.spring.http.WebhookInboxMvc;
 import jakarta.servlet.http.HttpServletRequest;
+import java.io.IOException;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.http.ResponseEntity;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.web.bind.annotation.PostMapping;
-import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
@@ -36,14 +36,19 @@ class ReceiverController {
         this.json = json;
     }
 
+    /**
+     * No {@code @RequestBody byte[]}: Spring would read the whole body, however large, before the
+     * inbox's size cap ({@code postbox.inbox.max-body-bytes}) applies. The inbox reads the body from
+     * the request itself, at most the cap plus one byte, and answers 413 beyond it.
+     */
     @PostMapping("/receiver/orders")
-    ResponseEntity<String> receive(HttpServletRequest request, @RequestBody byte[] body) {
+    ResponseEntity<String> receive(HttpServletRequest request) throws IOException {
         String id = request.getHeader("webhook-id");
         int bucket = id == null ? -1 : Math.floorMod(id.hashCode(), 10);
         if (bucket == 0 && outageSeen.add(id)) {
             return ResponseEntity.status(503).body("receiver briefly unavailable");
         }
-        InboxResult result = inbox.result(request, body, message -> {
+        InboxResult result = inbox.result(request, message -> {
             // The effect: runs in the inbox transaction, once per webhook-id. applied > 1 would be a duplicate.
             OrderWebhook webhook = json.fromJson(message.bodyText(), OrderWebhook.class);
             jdbc.update(

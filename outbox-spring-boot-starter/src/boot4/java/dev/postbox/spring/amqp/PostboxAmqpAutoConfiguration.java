@@ -9,8 +9,10 @@ import dev.postbox.spring.internal.BrokerDestinations;
 import dev.postbox.spring.internal.ConditionalOnRelayHealth;
 import dev.postbox.spring.internal.ConditionalOnRelayMetrics;
 import dev.postbox.spring.internal.RelayDestinationsCondition;
+import dev.postbox.spring.internal.RelayTls;
 import dev.postbox.spring.metrics.BrokerRelayMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -19,6 +21,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -39,8 +42,8 @@ public final class PostboxAmqpAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    AmqpRelay postboxAmqpRelay(PostboxAmqpProperties properties) {
-        AmqpRelay.Builder relay = AmqpRelay.builder(connectionFactory(properties))
+    AmqpRelay postboxAmqpRelay(PostboxAmqpProperties properties, ObjectProvider<SslBundles> sslBundles) {
+        AmqpRelay.Builder relay = AmqpRelay.builder(connectionFactory(properties, sslBundles.getIfAvailable()))
                 .confirmTimeout(properties.getConfirmTimeout())
                 .queue(properties.getQueue())
                 .retryPolicy(properties.getRetry().toPolicy());
@@ -65,15 +68,48 @@ public final class PostboxAmqpAutoConfiguration {
                 relay.destinations().keySet());
     }
 
-    static ConnectionFactory connectionFactory(PostboxAmqpProperties properties) {
+    /**
+     * The connection factory of {@code postbox.amqp.*}. Credentials: the configured ones; RabbitMQ's
+     * guest/guest only for a loopback host, otherwise start-up fails naming the properties. TLS: the
+     * SSL bundle's context (or the JVM's trust store), with hostname verification unless turned off.
+     */
+    static ConnectionFactory connectionFactory(PostboxAmqpProperties properties, @Nullable SslBundles sslBundles) {
         ConnectionFactory factory = new ConnectionFactory();
         factory.setHost(properties.getHost());
         factory.setPort(properties.getPort());
-        factory.setUsername(properties.getUsername());
-        if (properties.getPassword() != null) {
-            factory.setPassword(properties.getPassword());
+        String username = properties.getUsername();
+        String password = properties.getPassword();
+        if (username == null) {
+            if (password != null) {
+                throw new IllegalStateException("postbox.amqp.password is set without postbox.amqp.username: set the"
+                        + " user the relay connects as");
+            }
+            if (!RelayTls.isLoopback(properties.getHost())) {
+                throw new IllegalStateException("postbox.amqp.host is '" + properties.getHost() + "' but no"
+                        + " credentials are configured: set postbox.amqp.username and postbox.amqp.password (RabbitMQ's"
+                        + " default guest/guest is used only for localhost)");
+            }
+            username = ConnectionFactory.DEFAULT_USER;
+            password = ConnectionFactory.DEFAULT_PASS;
+        } else if (password == null) {
+            throw new IllegalStateException(
+                    "postbox.amqp.username is set without postbox.amqp.password: set the user's password");
         }
+        factory.setUsername(username);
+        factory.setPassword(password);
         factory.setVirtualHost(properties.getVirtualHost());
+        PostboxAmqpProperties.Ssl ssl = properties.getSsl();
+        if (ssl.isEnabled()) {
+            factory.useSslProtocol(RelayTls.context("postbox.amqp.ssl", ssl.getBundle(), sslBundles));
+            if (ssl.isVerifyHostname()) {
+                factory.enableHostnameVerification();
+            }
+        } else if (ssl.getBundle() != null || !ssl.isVerifyHostname()) {
+            throw new IllegalStateException(
+                    "postbox.amqp.ssl." + (ssl.getBundle() != null ? "bundle" : "verify-hostname")
+                            + " is set but postbox.amqp.ssl.enabled is false: set postbox.amqp.ssl.enabled=true to connect"
+                            + " with TLS");
+        }
         return factory;
     }
 
@@ -99,8 +135,9 @@ public final class PostboxAmqpAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "postboxAmqpHealthIndicator")
         @ConditionalOnEnabledHealthIndicator("postboxAmqp")
-        PostboxAmqpHealthIndicator postboxAmqpHealthIndicator(PostboxAmqpProperties properties) {
-            ConnectionFactory factory = connectionFactory(properties);
+        PostboxAmqpHealthIndicator postboxAmqpHealthIndicator(
+                PostboxAmqpProperties properties, ObjectProvider<SslBundles> sslBundles) {
+            ConnectionFactory factory = connectionFactory(properties, sslBundles.getIfAvailable());
             int timeout = (int) Math.max(1, properties.getHealthTimeout().toMillis());
             factory.setConnectionTimeout(timeout);
             factory.setHandshakeTimeout(timeout);

@@ -19,17 +19,24 @@ public class PostboxAmqpProperties extends RelayProperties<PostboxAmqpProperties
     /** The broker's AMQP port. */
     private int port = 5672;
 
-    /** The user the relay connects as. */
-    private String username = "guest";
+    /**
+     * The user the relay connects as. Required, with password, unless host is localhost or a
+     * loopback address (then RabbitMQ's guest/guest is used): the relay does not send guest/guest to
+     * another host.
+     */
+    private @Nullable String username;
 
-    /** The user's password (never logged). */
-    private @Nullable String password = "guest";
+    /** The user's password (never logged); required with username. */
+    private @Nullable String password;
 
     /** The virtual host. */
     private String virtualHost = "/";
 
     /** How long to wait for the broker's publisher confirm before the attempt fails. */
     private Duration confirmTimeout = AmqpRelay.DEFAULT_CONFIRM_TIMEOUT;
+
+    /** TLS to the broker. */
+    private final Ssl ssl = new Ssl();
 
     public PostboxAmqpProperties() {
         super(AmqpRelay.DEFAULT_RETRY_POLICY);
@@ -56,11 +63,11 @@ public class PostboxAmqpProperties extends RelayProperties<PostboxAmqpProperties
         this.port = port;
     }
 
-    public String getUsername() {
+    public @Nullable String getUsername() {
         return username;
     }
 
-    public void setUsername(String username) {
+    public void setUsername(@Nullable String username) {
         this.username = username;
     }
 
@@ -86,6 +93,53 @@ public class PostboxAmqpProperties extends RelayProperties<PostboxAmqpProperties
 
     public void setConfirmTimeout(Duration confirmTimeout) {
         this.confirmTimeout = confirmTimeout;
+    }
+
+    public Ssl getSsl() {
+        return ssl;
+    }
+
+    /** TLS to the broker (AMQPS, usually port 5671). */
+    public static class Ssl {
+
+        /** Whether to connect with TLS; set port to the broker's TLS port (usually 5671) too. */
+        private boolean enabled = false;
+
+        /**
+         * The Spring SSL bundle (spring.ssl.bundle.jks.<name> or .pem.<name>) with the trust store,
+         * and the key store for a client certificate; unset: the JVM's default trust store.
+         */
+        private @Nullable String bundle;
+
+        /**
+         * Whether the broker's certificate must name the host connected to. Turn off only for a
+         * broker whose certificate cannot name it: the connection can then be intercepted.
+         */
+        private boolean verifyHostname = true;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public @Nullable String getBundle() {
+            return bundle;
+        }
+
+        public void setBundle(@Nullable String bundle) {
+            this.bundle = bundle;
+        }
+
+        public boolean isVerifyHostname() {
+            return verifyHostname;
+        }
+
+        public void setVerifyHostname(boolean verifyHostname) {
+            this.verifyHostname = verifyHostname;
+        }
     }
 
     /** One destination: an exchange and a routing key, and optionally a rate limit. */

@@ -60,7 +60,8 @@ public final class PostboxHttpAutoConfiguration {
 
     /**
      * Encryption at rest of endpoint secrets from {@code postbox.http.secrets.*}: AES-GCM with the
-     * configured keys; without keys, plain text only when {@code allow-plaintext=true}, otherwise a
+     * configured keys (stored plain values refused unless {@code migrate-plaintext=true}); without
+     * keys, plain text only when {@code allow-plaintext=true}, otherwise a
      * cipher that refuses to store secrets (registration fails naming the fix). Declare your own
      * {@link SecretCipher} bean (a KMS, say) to replace it.
      */
@@ -85,7 +86,7 @@ public final class PostboxHttpAutoConfiguration {
             active = secrets.getKeys().keySet().iterator().next();
         }
         try {
-            return AesGcmSecretCipher.of(secrets.getKeys(), active);
+            return AesGcmSecretCipher.of(secrets.getKeys(), active).migratingPlaintext(secrets.isMigratePlaintext());
         } catch (IllegalArgumentException e) {
             // The message names the key id, never the key.
             throw new IllegalStateException("postbox.http.secrets: " + e.getMessage());

@@ -260,6 +260,14 @@ public class PostboxHttpProperties {
          */
         private boolean allowPlaintext = false;
 
+        /**
+         * Migration switch, with keys configured: whether plain (unencrypted) values stored before
+         * encryption was configured are still read. False: reading one fails naming the endpoint and
+         * field (a plain value may have been written into the table to replace a secret). To migrate:
+         * set it to true, run re-encryption (POST /actuator/postboxwebhooks), set it back to false.
+         */
+        private boolean migratePlaintext = false;
+
         public Map<String, String> getKeys() {
             return keys;
         }
@@ -284,11 +292,19 @@ public class PostboxHttpProperties {
             this.allowPlaintext = allowPlaintext;
         }
 
+        public boolean isMigratePlaintext() {
+            return migratePlaintext;
+        }
+
+        public void setMigratePlaintext(boolean migratePlaintext) {
+            this.migratePlaintext = migratePlaintext;
+        }
+
         /** Never shows the keys. */
         @Override
         public String toString() {
             return "Secrets[keys=" + keys.keySet() + " (hidden), activeKey=" + activeKey + ", allowPlaintext="
-                    + allowPlaintext + "]";
+                    + allowPlaintext + ", migratePlaintext=" + migratePlaintext + "]";
         }
     }
 

@@ -15,12 +15,16 @@ import org.springframework.http.ResponseEntity;
  *
  * <pre>{@code
  * @PostMapping("/hooks/postbox")
- * ResponseEntity<String> receive(HttpServletRequest request, @RequestBody byte[] body) {
- *     return inbox.receive(request, body, message -> orders.apply(message.bodyText()));
+ * ResponseEntity<String> receive(HttpServletRequest request) throws IOException {
+ *     return inbox.receive(request, message -> orders.apply(message.bodyText()));
  * }
  * }</pre>
  *
- * Take the body as {@code byte[]}: the signature covers the exact bytes sent.
+ * Let the inbox read the body from the request ({@link #receive(HttpServletRequest, InboxHandler)},
+ * {@link #result(HttpServletRequest, InboxHandler)}): it reads at most the inbox's {@code
+ * maxBodyBytes} plus one byte, exactly as sent (the signature covers the exact bytes). Do not take
+ * a {@code @RequestBody byte[]} parameter: Spring reads the whole body into memory before the
+ * inbox's size cap applies, however large the sender makes it.
  */
 public class WebhookInboxMvc {
 
@@ -30,7 +34,11 @@ public class WebhookInboxMvc {
         this.inbox = inbox;
     }
 
-    /** The inbox's result for the request, as a response. */
+    /**
+     * The inbox's result for a body already read, as a response. Prefer {@link
+     * #receive(HttpServletRequest, InboxHandler)}: a body taken as {@code @RequestBody byte[]} was
+     * read whole before the size cap applies.
+     */
     public ResponseEntity<String> receive(HttpServletRequest request, byte[] rawBody, InboxHandler handler) {
         return toResponse(result(request, rawBody, handler));
     }
@@ -41,18 +49,32 @@ public class WebhookInboxMvc {
      * to a {@code @RequestBody byte[]} parameter, which Spring buffers whole, however large.
      */
     public ResponseEntity<String> receive(HttpServletRequest request, InboxHandler handler) throws java.io.IOException {
+        return toResponse(result(request, handler));
+    }
+
+    /**
+     * The inbox's result for the request, for callers that build their own response, reading the
+     * body from the request as {@link #receive(HttpServletRequest, InboxHandler)} does: a declared
+     * {@code Content-Length} over the inbox's {@code maxBodyBytes} is answered {@link
+     * InboxResult.Outcome#TOO_LARGE} without reading, and a body without one (chunked) is read to at
+     * most {@code maxBodyBytes + 1} bytes.
+     */
+    public InboxResult result(HttpServletRequest request, InboxHandler handler) throws java.io.IOException {
         long declared = request.getContentLengthLong();
         if (declared > inbox.maxBodyBytes()) {
-            return toResponse(new InboxResult(
+            return new InboxResult(
                     InboxResult.Outcome.TOO_LARGE,
                     request.getHeader("webhook-id"),
                     "TOO_LARGE: the body is " + declared + " bytes, over the limit of " + inbox.maxBodyBytes()
-                            + " bytes"));
+                            + " bytes");
         }
-        return toResponse(inbox.receive(request::getHeader, request.getInputStream(), handler));
+        return inbox.receive(request::getHeader, request.getInputStream(), handler);
     }
 
-    /** The inbox's result for the request, for callers that build their own response. */
+    /**
+     * The inbox's result for a body already read, for callers that build their own response. Prefer
+     * {@link #result(HttpServletRequest, InboxHandler)}, which applies the size cap while reading.
+     */
     public InboxResult result(HttpServletRequest request, byte[] rawBody, InboxHandler handler) {
         return inbox.receive(request::getHeader, rawBody, handler);
     }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.postbox.Postbox;
 import dev.postbox.http.AesGcmSecretCipher;
 import dev.postbox.http.HttpDelivery;
+import dev.postbox.http.SecretCipher;
 import dev.postbox.http.inbox.WebhookInbox;
 import dev.postbox.http.signing.WebhookSecret;
 import dev.postbox.http.webhook.Endpoint;
@@ -91,7 +92,7 @@ class PostboxHttpAutoConfigurationTest {
                     assertThat(stored)
                             .doesNotContain("whsec_")
                             .doesNotContain("tok-5ea1ed")
-                            .contains("enc:v1:test:");
+                            .contains("enc:v2:test:");
                     Endpoint billing = context.getBean(EndpointRegistry.class)
                             .get("billing")
                             .orElseThrow();
@@ -111,7 +112,7 @@ class PostboxHttpAutoConfigurationTest {
                     assertThat(response.getBody()).containsEntry("endpoints", 1);
                     String stored = new JdbcTemplate(dataSource)
                             .queryForObject("SELECT secrets::text || headers::text FROM outbox_endpoint", String.class);
-                    assertThat(stored).contains("enc:v1:next:").doesNotContain("enc:v1:test:");
+                    assertThat(stored).contains("enc:v2:next:").doesNotContain("enc:v2:test:");
                 });
         runnerWithoutKeys()
                 .withPropertyValues("postbox.http.secrets.keys.next=" + TEST_KEY)
@@ -147,6 +148,43 @@ class PostboxHttpAutoConfigurationTest {
                             .queryForObject("SELECT secrets[1] FROM outbox_endpoint", String.class))
                     .isEqualTo(SECRET);
         });
+    }
+
+    @Test
+    void withKeysAStoredPlainValueIsReadOnlyWhileTheMigrationSwitchIsOn() {
+        runnerWithoutKeys()
+                .withPropertyValues("postbox.http.secrets.allow-plaintext=true")
+                .run(context -> context.getBean(EndpointRegistry.class)
+                        .register(Endpoint.builder("billing", "https://hooks.example.com/in")
+                                .secret(SECRET)
+                                .build()));
+        runner().run(context -> {
+            assertThat(((AesGcmSecretCipher) context.getBean(SecretCipher.class)).isMigratingPlaintext())
+                    .isFalse();
+            assertThatThrownBy(() -> context.getBean(EndpointRegistry.class).get("billing"))
+                    .hasMessageContaining("Webhook endpoint 'billing', field 'signing-secret'")
+                    .hasMessageContaining("postbox.http.secrets.migrate-plaintext=true")
+                    .message()
+                    .doesNotContain(SECRET);
+        });
+        runner().withPropertyValues("postbox.http.secrets.migrate-plaintext=true")
+                .run(context -> {
+                    EndpointRegistry registry = context.getBean(EndpointRegistry.class);
+                    assertThat(registry.get("billing")
+                                    .orElseThrow()
+                                    .secrets()
+                                    .get(0)
+                                    .serialized())
+                            .isEqualTo(SECRET);
+                    assertThat(registry.reencryptSecrets()).isEqualTo(1);
+                });
+        runner().run(context -> assertThat(context.getBean(EndpointRegistry.class)
+                        .get("billing")
+                        .orElseThrow()
+                        .secrets()
+                        .get(0)
+                        .serialized())
+                .isEqualTo(SECRET));
     }
 
     @Test

@@ -2,15 +2,22 @@ package dev.postbox.spring.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.postbox.http.inbox.InboxResult;
 import dev.postbox.http.inbox.WebhookInbox;
 import dev.postbox.http.signing.WebhookSecret;
+import dev.postbox.http.signing.WebhookSigner;
 import dev.postbox.testing.TestDatabase;
+import jakarta.servlet.ServletInputStream;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.http.ResponseEntity;
+import org.springframework.mock.web.DelegatingServletInputStream;
 import org.springframework.mock.web.MockHttpServletRequest;
 
 /** Issue 12 item 8 through the MVC glue: a body over the cap is a 413 unread; a 401 names no clock or secret count. */
@@ -52,5 +59,53 @@ class WebhookInboxMvcTest {
                 .doesNotContain(Instant.now().toString().substring(0, 10))
                 .doesNotContain("2 secret");
         assertThat(applied).hasValue(0);
+    }
+
+    @Test
+    void theResultReadsTheBodyFromTheRequestCappedAndAppliesASignedOne() throws Exception {
+        WebhookSecret secret = WebhookSecret.generate();
+        WebhookInboxMvc mvc = new WebhookInboxMvc(
+                WebhookInbox.builder(dataSource).secret(secret).maxBodyBytes(64).build());
+        AtomicInteger applied = new AtomicInteger();
+
+        byte[] body = "{\"order\":1}".getBytes(StandardCharsets.UTF_8);
+        long now = Instant.now().getEpochSecond();
+        MockHttpServletRequest signed = new MockHttpServletRequest("POST", "/hooks");
+        signed.setContent(body);
+        signed.addHeader("webhook-id", "m1");
+        signed.addHeader("webhook-timestamp", Long.toString(now));
+        signed.addHeader("webhook-signature", WebhookSigner.of(secret).sign("m1", now, body));
+        assertThat(mvc.result(signed, m -> applied.incrementAndGet()).outcome()).isEqualTo(InboxResult.Outcome.APPLIED);
+        assertThat(applied).hasValue(1);
+
+        // No Content-Length (chunked): the cap applies while reading.
+        AtomicLong read = new AtomicLong();
+        MockHttpServletRequest chunked = new MockHttpServletRequest("POST", "/hooks") {
+            @Override
+            public ServletInputStream getInputStream() {
+                InputStream endless = new InputStream() {
+                    @Override
+                    public int read() {
+                        read.incrementAndGet();
+                        return 'x';
+                    }
+                };
+                return new DelegatingServletInputStream(endless);
+            }
+
+            @Override
+            public long getContentLengthLong() {
+                return -1;
+            }
+        };
+        assertThat(mvc.result(chunked, m -> applied.incrementAndGet()).outcome())
+                .isEqualTo(InboxResult.Outcome.TOO_LARGE);
+        assertThat(read).hasValue(65);
+
+        MockHttpServletRequest declared = new MockHttpServletRequest("POST", "/hooks");
+        declared.setContent(new byte[65]);
+        assertThat(mvc.result(declared, m -> applied.incrementAndGet()).outcome())
+                .isEqualTo(InboxResult.Outcome.TOO_LARGE);
+        assertThat(applied).hasValue(1);
     }
 }
