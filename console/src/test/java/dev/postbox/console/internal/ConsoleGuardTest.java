@@ -4,10 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.postbox.console.PostboxConsoleProperties;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.mock.web.MockHttpServletResponse;
 import org.springframework.mock.web.MockHttpSession;
@@ -116,6 +121,30 @@ class ConsoleGuardTest {
                 .isInstanceOf(ConsoleRefusedException.class);
         assertThat(guard.preHandle(genuine, new MockHttpServletResponse(), new Object()))
                 .isTrue();
+    }
+
+    @Test
+    void aFloodOfRefusedPostsLogsOneWarningNotOnePerRequest() {
+        Logger logger = (Logger) LoggerFactory.getLogger("dev.postbox.console.audit");
+        ListAppender<ILoggingEvent> lines = new ListAppender<>();
+        lines.start();
+        logger.addAppender(lines);
+        try {
+            ConsoleGuard guard = guard(new Operator());
+            for (int i = 0; i < 200; i++) {
+                MockHttpServletRequest forged = post(new MockHttpSession());
+                assertThatThrownBy(() -> guard.preHandle(forged, new MockHttpServletResponse(), new Object()))
+                        .isInstanceOf(ConsoleRefusedException.class);
+            }
+            assertThat(lines.list).filteredOn(e -> e.getLevel() == Level.WARN).hasSize(1);
+            assertThat(lines.list.get(0).getFormattedMessage())
+                    .contains(
+                            "Rejected 1 console write(s)",
+                            "POST /postbox/queues/default/pause by operator",
+                            "read-only");
+        } finally {
+            logger.detachAppender(lines);
+        }
     }
 
     @Test
