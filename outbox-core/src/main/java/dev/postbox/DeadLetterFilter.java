@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
 public final class DeadLetterFilter {
 
     private static final DeadLetterFilter ALL =
-            new DeadLetterFilter(null, null, null, null, null, null, null, null, null);
+            new DeadLetterFilter(null, null, null, null, null, null, null, null, null, null);
 
     private final @Nullable String queue;
     private final @Nullable String kind;
@@ -24,6 +24,7 @@ public final class DeadLetterFilter {
     private final @Nullable String errorFingerprint;
     private final @Nullable List<Long> ids;
     private final @Nullable String cause;
+    private final @Nullable Integer errorStatus;
 
     private DeadLetterFilter(
             @Nullable String queue,
@@ -34,7 +35,8 @@ public final class DeadLetterFilter {
             @Nullable Instant deadTo,
             @Nullable String errorFingerprint,
             @Nullable List<Long> ids,
-            @Nullable String cause) {
+            @Nullable String cause,
+            @Nullable Integer errorStatus) {
         this.queue = queue;
         this.kind = kind;
         this.endpoint = endpoint;
@@ -44,6 +46,7 @@ public final class DeadLetterFilter {
         this.errorFingerprint = errorFingerprint;
         this.ids = ids;
         this.cause = cause;
+        this.errorStatus = errorStatus;
     }
 
     /** Every dead letter. */
@@ -53,35 +56,39 @@ public final class DeadLetterFilter {
 
     public DeadLetterFilter queue(@Nullable String queue) {
         return new DeadLetterFilter(
-                queue, kind, endpoint, errorContains, deadFrom, deadTo, errorFingerprint, ids, cause);
+                queue, kind, endpoint, errorContains, deadFrom, deadTo, errorFingerprint, ids, cause, errorStatus);
     }
 
     public DeadLetterFilter kind(@Nullable String kind) {
         return new DeadLetterFilter(
-                queue, kind, endpoint, errorContains, deadFrom, deadTo, errorFingerprint, ids, cause);
+                queue, kind, endpoint, errorContains, deadFrom, deadTo, errorFingerprint, ids, cause, errorStatus);
     }
 
     public DeadLetterFilter endpoint(@Nullable String endpoint) {
         return new DeadLetterFilter(
-                queue, kind, endpoint, errorContains, deadFrom, deadTo, errorFingerprint, ids, cause);
+                queue, kind, endpoint, errorContains, deadFrom, deadTo, errorFingerprint, ids, cause, errorStatus);
     }
 
     /** Dead letters whose last error contains the text (case-insensitive). */
     public DeadLetterFilter errorContains(@Nullable String text) {
-        return new DeadLetterFilter(queue, kind, endpoint, text, deadFrom, deadTo, errorFingerprint, ids, cause);
+        return new DeadLetterFilter(
+                queue, kind, endpoint, text, deadFrom, deadTo, errorFingerprint, ids, cause, errorStatus);
     }
 
     /** Dead-lettered in {@code [from, to)}; either bound may be null. */
     public DeadLetterFilter deadBetween(@Nullable Instant from, @Nullable Instant to) {
-        return new DeadLetterFilter(queue, kind, endpoint, errorContains, from, to, errorFingerprint, ids, cause);
+        return new DeadLetterFilter(
+                queue, kind, endpoint, errorContains, from, to, errorFingerprint, ids, cause, errorStatus);
     }
 
     /**
      * Dead letters whose error fingerprint ({@code outbox_dead_letter.error_fingerprint}: the last
-     * error's first line with UUIDs and long numbers masked) equals this one: one group of failures.
+     * error's first line with UUIDs, quoted literals and every number masked) equals this one: with
+     * the kind, the endpoint and the {@link #errorStatus HTTP status}, one group of failures.
      */
     public DeadLetterFilter errorFingerprint(@Nullable String fingerprint) {
-        return new DeadLetterFilter(queue, kind, endpoint, errorContains, deadFrom, deadTo, fingerprint, ids, cause);
+        return new DeadLetterFilter(
+                queue, kind, endpoint, errorContains, deadFrom, deadTo, fingerprint, ids, cause, errorStatus);
     }
 
     /** Only these dead letters (by job id); null for no restriction, an empty collection matches none. */
@@ -92,7 +99,7 @@ public final class DeadLetterFilter {
             copy = List.copyOf(ids);
         }
         return new DeadLetterFilter(
-                queue, kind, endpoint, errorContains, deadFrom, deadTo, errorFingerprint, copy, cause);
+                queue, kind, endpoint, errorContains, deadFrom, deadTo, errorFingerprint, copy, cause, errorStatus);
     }
 
     /**
@@ -101,7 +108,21 @@ public final class DeadLetterFilter {
      */
     public DeadLetterFilter cause(@Nullable String cause) {
         return new DeadLetterFilter(
-                queue, kind, endpoint, errorContains, deadFrom, deadTo, errorFingerprint, ids, cause);
+                queue, kind, endpoint, errorContains, deadFrom, deadTo, errorFingerprint, ids, cause, errorStatus);
+    }
+
+    /**
+     * Dead letters whose last error's first line names this HTTP status ({@code
+     * outbox_dead_letter.error_status}, e.g. 503 for "HTTP 503 Service Unavailable"); null for no
+     * restriction.
+     */
+    public DeadLetterFilter errorStatus(@Nullable Integer status) {
+        return new DeadLetterFilter(
+                queue, kind, endpoint, errorContains, deadFrom, deadTo, errorFingerprint, ids, cause, status);
+    }
+
+    public Optional<Integer> errorStatus() {
+        return Optional.ofNullable(errorStatus);
     }
 
     public Optional<String> queue() {

@@ -59,7 +59,7 @@ public final class JobRequest {
     private final @Nullable String tenant;
 
     private JobRequest(Builder b) {
-        this.queue = name(b.queue, "queue", MAX_QUEUE_LENGTH);
+        this.queue = QueueNames.require(name(b.queue, "queue", MAX_QUEUE_LENGTH), "queue");
         this.kind = name(b.kind, "kind", MAX_KIND_LENGTH);
         if (b.payload == null && b.rawJson == null) {
             throw new IllegalArgumentException("payload may not be null: pass an object or raw JSON for job kind '"

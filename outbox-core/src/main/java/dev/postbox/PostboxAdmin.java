@@ -75,24 +75,29 @@ public final class PostboxAdmin {
         return call(c -> store.cancel(c, id));
     }
 
-    /** Stops every worker from claiming this queue's jobs (running ones finish). */
+    /**
+     * Stops every worker from claiming this queue's jobs (running ones finish). The name must follow
+     * {@link QueueNames}' rule.
+     */
     public void pause(String queue) {
-        call(c -> store.setPaused(c, Require.notBlank(queue, "queue"), true));
+        call(c -> store.setPaused(c, QueueNames.require(queue, "queue"), true));
     }
 
+    /** Lets workers claim this queue's jobs again. The name must follow {@link QueueNames}' rule. */
     public void resume(String queue) {
-        call(c -> store.setPaused(c, Require.notBlank(queue, "queue"), false));
+        call(c -> store.setPaused(c, QueueNames.require(queue, "queue"), false));
     }
 
     /**
      * Caps how many jobs of the queue run at once across all workers (claimed jobs count); null
-     * removes the cap. Workers pick the change up within seconds.
+     * removes the cap. Workers pick the change up within seconds. The name must follow {@link
+     * QueueNames}' rule.
      */
     public void setMaxConcurrency(String queue, @Nullable Integer max) {
         if (max != null) {
             Require.positive(max, "max");
         }
-        call(c -> store.setMaxConcurrency(c, Require.notBlank(queue, "queue"), max));
+        call(c -> store.setMaxConcurrency(c, QueueNames.require(queue, "queue"), max));
     }
 
     /**

@@ -114,12 +114,15 @@ class BadInputTest extends DatabaseTest {
                 .hasMessageContainingAll("queue", "U+0000");
     }
 
-    /** The maxima fit the indexes: the longest keys and names, in 3-byte characters, are stored and run. */
+    /**
+     * The maxima fit the indexes: the longest keys, in 3-byte characters, and the longest queue name
+     * (ASCII only, see {@link QueueNames}) are stored and run.
+     */
     @Test
     void keysAndNamesAtTheirMaximaAreStoredAndRun() {
         Postbox postbox = engine(job -> {});
         String key = "€".repeat(JobRequest.MAX_KEY_LENGTH);
-        String queue = "€".repeat(JobRequest.MAX_QUEUE_LENGTH);
+        String queue = "q".repeat(JobRequest.MAX_QUEUE_LENGTH);
         enqueueCommitted(
                 postbox.outbox(),
                 JobRequest.builder("work")

@@ -54,6 +54,9 @@ class JobRequestPropertiesTest {
         }
         assertThat(request.kind()).isEqualTo(kind).hasSizeLessThanOrEqualTo(JobRequest.MAX_KIND_LENGTH);
         assertThat(request.queue()).isEqualTo(queue).hasSizeLessThanOrEqualTo(JobRequest.MAX_QUEUE_LENGTH);
+        assertThat(QueueNames.valid(queue))
+                .as("only names of the URL-safe set are accepted")
+                .isTrue();
         assertThat(request.idempotencyKey()).hasValue(idempotencyKey);
         assertThat(request.orderingKey()).hasValue(orderingKey);
         assertThat(idempotencyKey.length()).isLessThanOrEqualTo(JobRequest.MAX_KEY_LENGTH);

@@ -58,9 +58,10 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 /**
  * The operator console in a Spring MVC application: pages at {@code postbox.console.path} (default
- * {@value PostboxConsoleProperties#DEFAULT_PATH}), read-only unless {@code
- * postbox.console.write-enabled=true}, write actions behind {@code postbox.console.role} when Spring
- * Security is present and behind a CSRF token always. The webhook pages appear when {@code
+ * {@value PostboxConsoleProperties#DEFAULT_PATH}), closed to everyone but authenticated users with
+ * {@code postbox.console.read-role} or {@code postbox.console.role} (unless {@code
+ * postbox.console.allow-anonymous=true}), read-only unless {@code postbox.console.write-enabled=true},
+ * write actions behind {@code postbox.console.role} (which needs Spring Security) and a CSRF token. The webhook pages appear when {@code
  * postbox-delivery-http} is configured.
  *
  * <p>Everything that depends on Spring Boot (conditions, property binding) is in this class; the
@@ -243,11 +244,11 @@ public class PostboxConsoleAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         ConsoleAccess postboxConsoleAccess(PostboxConsoleProperties properties) {
-            return new SpringSecurityConsoleAccess(properties.getRole());
+            return new SpringSecurityConsoleAccess(properties.getRole(), properties.getReadRole());
         }
     }
 
-    /** Without Spring Security: postbox.console.write-enabled alone decides. */
+    /** Without Spring Security: no authenticated user, so no writes, and reads only with allow-anonymous. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnMissingClass("org.springframework.security.core.context.SecurityContextHolder")
     static class ServletAccess {

@@ -16,6 +16,9 @@ public class PostboxConsoleProperties {
     /** Default of {@link #getRole()}. */
     public static final String DEFAULT_ROLE = "POSTBOX_OPERATOR";
 
+    /** Default of {@link #getReadRole()}. */
+    public static final String DEFAULT_READ_ROLE = "POSTBOX_VIEWER";
+
     /** Default of {@link #getRefreshInterval()}. */
     public static final Duration DEFAULT_REFRESH_INTERVAL = Duration.ofSeconds(5);
 
@@ -39,11 +42,25 @@ public class PostboxConsoleProperties {
     private boolean writeEnabled = false;
 
     /**
-     * Role a user needs for write actions when Spring Security is on the classpath (without the
-     * ROLE_ prefix). Reading needs no role of its own: protect the path with your security
-     * configuration, as for any page of the application.
+     * Role an authenticated user needs for write actions (without the ROLE_ prefix); it also lets the
+     * user read. Write actions need Spring Security: without it no user is authenticated and every
+     * POST is refused.
      */
     private String role = DEFAULT_ROLE;
+
+    /**
+     * Role an authenticated user needs to read the console (without the ROLE_ prefix); holders of
+     * postbox.console.role may read too. Everyone else is refused with 401 (not authenticated) or 403.
+     */
+    private String readRole = DEFAULT_READ_ROLE;
+
+    /**
+     * DANGEROUS: lets anyone who reaches the application read the console (jobs, keys, errors,
+     * endpoints, workers) without authentication or role. Writes still need an authenticated user
+     * with postbox.console.role. Logged as a WARN at start-up. Off by default: the console is closed
+     * to users without the read role.
+     */
+    private boolean allowAnonymous = false;
 
     /**
      * Whether job payloads and headers are shown on the job page. Off by default: payloads often
@@ -91,11 +108,31 @@ public class PostboxConsoleProperties {
     }
 
     public void setRole(String role) {
+        this.role = roleName(role, "postbox.console.role", DEFAULT_ROLE);
+    }
+
+    private static String roleName(String role, String property, String example) {
         if (role == null || role.isBlank()) {
-            throw new IllegalArgumentException("postbox.console.role may not be blank (e.g. POSTBOX_OPERATOR)");
+            throw new IllegalArgumentException(property + " may not be blank (e.g. " + example + ")");
         }
         String trimmed = role.trim();
-        this.role = trimmed.startsWith("ROLE_") ? trimmed.substring("ROLE_".length()) : trimmed;
+        return trimmed.startsWith("ROLE_") ? trimmed.substring("ROLE_".length()) : trimmed;
+    }
+
+    public String getReadRole() {
+        return readRole;
+    }
+
+    public void setReadRole(String readRole) {
+        this.readRole = roleName(readRole, "postbox.console.read-role", DEFAULT_READ_ROLE);
+    }
+
+    public boolean isAllowAnonymous() {
+        return allowAnonymous;
+    }
+
+    public void setAllowAnonymous(boolean allowAnonymous) {
+        this.allowAnonymous = allowAnonymous;
     }
 
     public boolean isShowPayloads() {

@@ -28,6 +28,8 @@ class ConfigurationMetadataTest {
         expected.put("postbox.console.path", bound.getPath());
         expected.put("postbox.console.write-enabled", bound.isWriteEnabled());
         expected.put("postbox.console.role", bound.getRole());
+        expected.put("postbox.console.read-role", bound.getReadRole());
+        expected.put("postbox.console.allow-anonymous", bound.isAllowAnonymous());
         expected.put("postbox.console.show-payloads", bound.isShowPayloads());
         expected.put("postbox.console.refresh-interval", bound.getRefreshInterval());
         expected.put("postbox.console.page-size", bound.getPageSize());

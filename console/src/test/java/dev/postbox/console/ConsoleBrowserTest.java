@@ -71,7 +71,7 @@ class ConsoleBrowserTest {
 
         browser.get("/postbox/dead-letters");
         assertThat(browser.all("#groups tbody tr[data-group]")).hasSize(3);
-        assertThat(browser.text()).contains("order # not found", "HTTP 503 from erp", "SMTP 550 mailbox unavailable");
+        assertThat(browser.text()).contains("order # not found", "HTTP # from erp", "SMTP # mailbox unavailable");
         browser.screenshot("dead-letters");
 
         browser.get("/postbox/webhooks");
@@ -109,6 +109,21 @@ class ConsoleBrowserTest {
     }
 
     @Test
+    @Order(2)
+    void aSearchWindowOverSevenDaysIsRefusedNamingTheCap() {
+        browser.get("/postbox/jobs?from=2020-01-01T00:00&to=2026-01-01T00:00");
+        assertThat(browser.text()).contains("A job search reads at most 7 days", "narrow 'from' and 'to'");
+        assertThat(browser.all("#job-results")).isEmpty();
+
+        browser.get("/postbox/jobs?key=order-4711&from=2020-01-01T00:00&to=2026-12-31T00:00");
+        assertThat(browser.all("#job-results tbody tr"))
+                .as("a key needs no window")
+                .hasSize(1);
+        browser.get("/postbox/jobs?window=7d");
+        assertThat(browser.all("#job-results tbody tr")).hasSizeGreaterThan(20);
+    }
+
+    @Test
     @Order(3)
     void replaysAGroupOfDeadLettersWithTheButton() throws Exception {
         browser.get("/postbox/dead-letters");
@@ -140,7 +155,7 @@ class ConsoleBrowserTest {
     void purgeNeedsItsConfirmation() throws Exception {
         browser.get("/postbox/dead-letters");
         browser.clickAndLoad(
-                browser.find("tr[data-group='mail.send|SMTP 550 mailbox unavailable'] [data-action=purge-group]"));
+                browser.find("tr[data-group='mail.send|SMTP # mailbox unavailable'] [data-action=purge-group]"));
         assertThat(browser.find("#confirm-count").getText()).isEqualTo(ConsoleFixtures.MAIL + " dead letters");
         assertThat(count("SELECT count(*) FROM outbox_dead_letter WHERE kind = 'mail.send'"))
                 .isEqualTo(2);
@@ -151,7 +166,7 @@ class ConsoleBrowserTest {
         String ownToken = browser.find("#selection input[name=_postbox_csrf]").getAttribute("value");
         Map<String, Object> unconfirmed = browser.post(
                 "/postbox/dead-letters/purge",
-                Map.of("kind", "mail.send", "fingerprint", "SMTP 550 mailbox unavailable", "_postbox_csrf", ownToken),
+                Map.of("kind", "mail.send", "fingerprint", "SMTP # mailbox unavailable", "_postbox_csrf", ownToken),
                 Map.of("X-CSRF-TOKEN", springToken));
         assertThat(unconfirmed.get("status")).isEqualTo(400L);
         assertThat((String) unconfirmed.get("body")).contains("needs its confirmation");
@@ -159,7 +174,7 @@ class ConsoleBrowserTest {
                 .isEqualTo(2);
 
         browser.clickAndLoad(
-                browser.find("tr[data-group='mail.send|SMTP 550 mailbox unavailable'] [data-action=purge-group]"));
+                browser.find("tr[data-group='mail.send|SMTP # mailbox unavailable'] [data-action=purge-group]"));
         browser.clickAndLoad(browser.find("#confirm"));
         assertThat(browser.text()).contains("2 purged");
         assertThat(count("SELECT count(*) FROM outbox_dead_letter WHERE kind = 'mail.send'"))

@@ -8,16 +8,15 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Import;
 
 /**
  * The application the console tests run: Boot's auto-configuration, a fresh test database per
- * start (dropped on close), Spring Security with form login and two users: {@code operator} (role
- * POSTBOX_OPERATOR) and {@code viewer} (no role), password {@code secret}.
+ * start (dropped on close), Spring Security with form login ({@link TestSecurity}) and three users:
+ * {@code operator} (role POSTBOX_OPERATOR), {@code viewer} (role POSTBOX_VIEWER) and {@code stranger}
+ * (neither), password {@code secret}.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
-@Import(TestSecurity.class)
 public class ConsoleTestApplication {
 
     @Bean(destroyMethod = "")
@@ -46,7 +45,19 @@ public class ConsoleTestApplication {
 
     /** Starts the application on a random port with these extra properties. */
     public static ConfigurableApplicationContext start(String... properties) {
-        return new SpringApplicationBuilder(ConsoleTestApplication.class)
+        return startWith(TestSecurity.class, properties);
+    }
+
+    /** Starts the application with another security configuration (and further configuration classes). */
+    public static ConfigurableApplicationContext startWith(Class<?> security, String... properties) {
+        return startWith(new Class<?>[] {security}, properties);
+    }
+
+    public static ConfigurableApplicationContext startWith(Class<?>[] configurations, String... properties) {
+        Class<?>[] sources = new Class<?>[configurations.length + 1];
+        sources[0] = ConsoleTestApplication.class;
+        System.arraycopy(configurations, 0, sources, 1, configurations.length);
+        return new SpringApplicationBuilder(sources)
                 .properties(
                         "server.port=0",
                         "postbox.worker.enabled=false",

@@ -22,14 +22,18 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /** When the console is mounted, with which access rules, and when the webhook pages exist. */
+@ExtendWith(OutputCaptureExtension.class)
 class PostboxConsoleAutoConfigurationTest {
 
     private static HikariDataSource dataSource;
@@ -96,7 +100,7 @@ class PostboxConsoleAutoConfigurationTest {
     }
 
     @Test
-    void withoutSpringSecurityWriteEnabledAloneDecides() {
+    void withoutSpringSecurityNobodyIsAuthenticated() {
         web().withClassLoader(new FilteredClassLoader("org.springframework.security"))
                 .run(context ->
                         assertThat(context.getBean(ConsoleAccess.class)).isInstanceOf(ServletConsoleAccess.class));
@@ -111,6 +115,15 @@ class PostboxConsoleAutoConfigurationTest {
                 .run(context -> assertThat(context).doesNotHaveBean(OverviewController.class));
         web().withPropertyValues("postbox.console.enabled=false")
                 .run(context -> assertThat(context).doesNotHaveBean(OverviewController.class));
+    }
+
+    @Test
+    void allowAnonymousIsAWarningAtStartUp(CapturedOutput output) {
+        web().run(context -> assertThat(output).doesNotContain("allow-anonymous"));
+        web().withPropertyValues("postbox.console.allow-anonymous=true").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(output).containsOnlyOnce("postbox.console.allow-anonymous=true: anyone");
+        });
     }
 
     @Test

@@ -41,6 +41,10 @@ class TestSecurity {
                         .build(),
                 User.withUsername("viewer")
                         .password("{noop}" + PASSWORD)
+                        .roles("POSTBOX_VIEWER")
+                        .build(),
+                User.withUsername("stranger")
+                        .password("{noop}" + PASSWORD)
                         .roles("USER")
                         .build());
     }

@@ -132,6 +132,7 @@ public final class AdminStore {
             f.deadFrom().ifPresent(v -> add(sql, params, " AND dead_at >= ?", java.sql.Timestamp.from(v)));
             f.deadTo().ifPresent(v -> add(sql, params, " AND dead_at < ?", java.sql.Timestamp.from(v)));
             f.errorFingerprint().ifPresent(v -> add(sql, params, " AND error_fingerprint = ?", v));
+            f.errorStatus().ifPresent(v -> add(sql, params, " AND error_status = ?", v));
             f.cause().ifPresent(v -> add(sql, params, " AND cause = ?", v));
             f.ids()
                     .ifPresent(v -> add(

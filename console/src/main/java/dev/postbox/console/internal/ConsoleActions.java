@@ -1,6 +1,8 @@
 package dev.postbox.console.internal;
 
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
 import org.springframework.web.servlet.View;
 import org.springframework.web.servlet.mvc.support.RedirectAttributes;
 import org.springframework.web.servlet.view.RedirectView;
@@ -44,9 +46,26 @@ public final class ConsoleActions {
     }
 
     public View redirect(String page) {
-        RedirectView view = new RedirectView(path + page, true);
+        RedirectView view = new CookieOnlyRedirect(path + page);
         view.setExposeModelAttributes(false);
         return view;
+    }
+
+    /**
+     * A redirect whose location the container does not rewrite with {@code ;jsessionid=}: the console
+     * tracks its session by cookie only (see {@link CookieOnlyLinks}).
+     */
+    private static final class CookieOnlyRedirect extends RedirectView {
+        CookieOnlyRedirect(String url) {
+            super(url, true);
+        }
+
+        @Override
+        protected void sendRedirect(
+                HttpServletRequest request, HttpServletResponse response, String targetUrl, boolean http10Compatible)
+                throws IOException {
+            response.sendRedirect(targetUrl);
+        }
     }
 
     private static String capitalised(String s) {

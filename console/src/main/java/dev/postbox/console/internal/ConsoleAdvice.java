@@ -2,6 +2,7 @@ package dev.postbox.console.internal;
 
 import dev.postbox.console.PostboxConsoleProperties;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import java.time.Instant;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
@@ -14,7 +15,7 @@ import org.springframework.web.servlet.ModelAndView;
 /**
  * For the console's controllers only: the {@link ConsoleContext} every page's layout reads, and the
  * error pages (403 refused write, 404 unknown thing, 400 bad input with the message that names the
- * fix).
+ * fix). Its model attribute repeats {@link ConsoleGuard}'s check before every handler method.
  */
 @ControllerAdvice(basePackageClasses = ConsoleAdvice.class)
 @Order(Ordered.HIGHEST_PRECEDENCE)
@@ -45,8 +46,13 @@ public final class ConsoleAdvice {
         this.htmxVersion = htmxVersion;
     }
 
+    /**
+     * Runs before every console handler method: the access check in the handler path itself, so a
+     * console whose interceptor an application's MVC configuration dropped still refuses.
+     */
     @ModelAttribute("console")
-    public ConsoleContext console(HttpServletRequest request) {
+    public ConsoleContext console(HttpServletRequest request, HttpServletResponse response) {
+        guard.check(request, response);
         return context(request);
     }
 
@@ -69,7 +75,8 @@ public final class ConsoleAdvice {
 
     @ExceptionHandler(ConsoleRefusedException.class)
     public ModelAndView refused(ConsoleRefusedException e, HttpServletRequest request) {
-        return error(HttpStatus.FORBIDDEN, "Refused", messageOf(e), request);
+        return error(
+                e.authenticated() ? HttpStatus.FORBIDDEN : HttpStatus.UNAUTHORIZED, "Refused", messageOf(e), request);
     }
 
     @ExceptionHandler(ConsoleNotFoundException.class)

@@ -12,7 +12,7 @@ import org.thymeleaf.templateresolver.ClassLoaderTemplateResolver;
  * The console's own Thymeleaf engine and views: templates from {@code
  * classpath:dev/postbox/console/templates/}, never through the application's view resolvers, so an
  * application's Thymeleaf settings (or its lack of Thymeleaf) do not matter and its templates cannot
- * shadow the console's.
+ * shadow the console's. Links are not rewritten with the session id ({@link CookieOnlyLinks}).
  */
 public final class ConsoleViews {
 
@@ -27,6 +27,7 @@ public final class ConsoleViews {
         templates.setCacheable(true);
         SpringTemplateEngine engine = new SpringTemplateEngine();
         engine.setTemplateResolver(templates);
+        engine.setLinkBuilder(new CookieOnlyLinks());
         engine.setEnableSpringELCompiler(true);
         resolver.setTemplateEngine(engine);
         resolver.setCharacterEncoding("UTF-8");

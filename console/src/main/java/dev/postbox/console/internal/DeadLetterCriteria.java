@@ -11,19 +11,23 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Which dead letters a dead-letter page or action means, as its form fields say: a selection of
- * ids, one group (kind and error fingerprint), or a filter (queue, kind, error text, time window).
+ * ids, one group (kind, error fingerprint, endpoint and HTTP status), or a filter (queue, kind, error text, time window).
  * {@code until} pins an action to the dead letters that existed when its confirmation was shown, so
- * the action touches what was counted and never one that died afterwards.
+ * the action touches what was counted and never one that died afterwards. {@code tenant} limits all of
+ * it to one tenant's dead letters (through {@link dev.postbox.TenantAdmin}).
  */
 public record DeadLetterCriteria(
         @Nullable String queue,
         @Nullable String kind,
         @Nullable String error,
         @Nullable String fingerprint,
+        @Nullable String endpoint,
+        @Nullable Integer status,
         @Nullable Instant from,
         @Nullable Instant to,
         @Nullable List<Long> ids,
-        @Nullable Instant until) {
+        @Nullable Instant until,
+        @Nullable String tenant) {
 
     /** Reads the form fields; a malformed value is an IllegalArgumentException naming the field. */
     public static DeadLetterCriteria from(HttpServletRequest request) {
@@ -47,10 +51,25 @@ public record DeadLetterCriteria(
                 JobsController.blank(request.getParameter("kind")),
                 JobsController.blank(request.getParameter("error")),
                 request.getParameter("fingerprint"), // an empty fingerprint is a group too (no error text)
+                JobsController.blank(request.getParameter("endpoint")),
+                status(request),
                 time(request, "from"),
                 time(request, "to"),
                 ids,
-                untilValue == null ? null : JobsController.parseTime("until", untilValue, Instant.EPOCH));
+                untilValue == null ? null : JobsController.parseTime("until", untilValue, Instant.EPOCH),
+                JobsController.blank(request.getParameter("tenant")));
+    }
+
+    private static @Nullable Integer status(HttpServletRequest request) {
+        String v = JobsController.blank(request.getParameter("status"));
+        if (v == null) {
+            return null;
+        }
+        try {
+            return Integer.valueOf(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("'status' is an HTTP status such as 503, was '" + v + "'");
+        }
     }
 
     private static @Nullable Instant time(HttpServletRequest request, String field) {
@@ -59,7 +78,8 @@ public record DeadLetterCriteria(
     }
 
     public DeadLetterCriteria until(Instant instant) {
-        return new DeadLetterCriteria(queue, kind, error, fingerprint, from, to, ids, instant);
+        return new DeadLetterCriteria(
+                queue, kind, error, fingerprint, endpoint, status, from, to, ids, instant, tenant);
     }
 
     /** Whether this names particular dead letters (a selection) rather than a filter. */
@@ -78,6 +98,8 @@ public record DeadLetterCriteria(
                 .kind(kind)
                 .errorContains(error)
                 .errorFingerprint(fingerprint)
+                .endpoint(endpoint)
+                .errorStatus(status)
                 .deadBetween(from, end)
                 .ids(ids);
     }
@@ -95,11 +117,20 @@ public record DeadLetterCriteria(
         if (fingerprint != null) {
             parts.add("error like \"" + fingerprint + "\"");
         }
+        if (endpoint != null) {
+            parts.add("endpoint " + endpoint);
+        }
+        if (status != null) {
+            parts.add("HTTP " + status);
+        }
         if (error != null) {
             parts.add("error containing \"" + error + "\"");
         }
         if (queue != null) {
             parts.add("queue " + queue);
+        }
+        if (tenant != null) {
+            parts.add("tenant " + tenant);
         }
         if (from != null) {
             parts.add("dead since " + from);
@@ -120,9 +151,12 @@ public record DeadLetterCriteria(
         put(f, "kind", kind);
         put(f, "error", error);
         put(f, "fingerprint", fingerprint);
+        put(f, "endpoint", endpoint);
+        put(f, "status", status == null ? null : status.toString());
         put(f, "from", from == null ? null : from.toString());
         put(f, "to", to == null ? null : to.toString());
         put(f, "until", until == null ? null : until.toString());
+        put(f, "tenant", tenant);
         if (ids != null) {
             f.put("scope", List.of("selection"));
             f.put("id", ids.stream().map(String::valueOf).toList());

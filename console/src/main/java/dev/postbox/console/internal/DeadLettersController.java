@@ -1,7 +1,9 @@
 package dev.postbox.console.internal;
 
+import dev.postbox.DeadLetter;
 import dev.postbox.DeadLetterFilter;
 import dev.postbox.PostboxAdmin;
+import dev.postbox.TenantAdmin;
 import dev.postbox.console.PostboxConsoleProperties;
 import jakarta.servlet.http.HttpServletRequest;
 import java.time.Instant;
@@ -53,10 +55,10 @@ public final class DeadLettersController {
         DeadLetterCriteria c = DeadLetterCriteria.from(request);
         DeadLetterFilter filter = c.filter();
         model.addAttribute("criteria", c);
-        model.addAttribute("groups", groups.deadLetterGroups(c.from(), c.to(), c.kind(), GROUPS));
-        model.addAttribute("letters", admin.deadLetters(filter, properties.getPageSize()));
-        model.addAttribute("matching", admin.deadLetterCount(filter));
-        model.addAttribute("total", admin.deadLetterCount());
+        model.addAttribute("groups", groups.deadLetterGroups(c.from(), c.to(), c.kind(), c.tenant(), GROUPS));
+        model.addAttribute("letters", letters(c, filter, properties.getPageSize()));
+        model.addAttribute("matching", count(c, filter));
+        model.addAttribute("total", count(c, DeadLetterFilter.all()));
         model.addAttribute("section", "dead-letters");
         return views.page("dead-letters");
     }
@@ -74,8 +76,8 @@ public final class DeadLettersController {
         DeadLetterCriteria pinned = c.until(now);
         model.addAttribute("action", action);
         model.addAttribute("criteria", pinned);
-        model.addAttribute("count", admin.deadLetterCount(pinned.filter()));
-        model.addAttribute("sample", admin.deadLetters(pinned.filter(), 10));
+        model.addAttribute("count", count(pinned, pinned.filter()));
+        model.addAttribute("sample", letters(pinned, pinned.filter(), 10));
         model.addAttribute("section", "dead-letters");
         return views.page("dead-letters-confirm");
     }
@@ -96,9 +98,34 @@ public final class DeadLettersController {
         if (selected != null && selected.isEmpty()) {
             throw new IllegalArgumentException("No dead letter is selected: nothing to " + action + ".");
         }
-        int n = "replay".equals(action) ? admin.replay(c.filter()) : admin.purge(c.filter());
+        int n;
+        String tenant = c.tenant();
+        if (tenant != null) {
+            TenantAdmin scoped = scoped(tenant);
+            n = "replay".equals(action) ? scoped.replay(c.filter()) : scoped.purge(c.filter());
+        } else {
+            n = "replay".equals(action) ? admin.replay(c.filter()) : admin.purge(c.filter());
+        }
         String result = ("replay".equals(action) ? n + " replayed" : n + " purged") + " (confirmed " + confirmed + ")";
         return actions.done(request, flash, action + " dead letters", c.describe(), result, "/dead-letters");
+    }
+
+    /** The matching dead letters, of the chosen tenant only when the criteria name one. */
+    private List<DeadLetter> letters(DeadLetterCriteria c, DeadLetterFilter filter, int limit) {
+        String tenant = c.tenant();
+        return tenant == null
+                ? admin.deadLetters(filter, limit)
+                : scoped(tenant).deadLetters(filter, limit);
+    }
+
+    private long count(DeadLetterCriteria c, DeadLetterFilter filter) {
+        String tenant = c.tenant();
+        return tenant == null ? admin.deadLetterCount(filter) : scoped(tenant).deadLetterCount(filter);
+    }
+
+    /** One tenant's admin: a tenant id, or "(default)" for the default tenant (as the actuator names it). */
+    private TenantAdmin scoped(String tenant) {
+        return JobSearch.DEFAULT_TENANT.equals(tenant) ? admin.forDefaultTenant() : admin.forTenant(tenant);
     }
 
     private static void checkAction(String action) {

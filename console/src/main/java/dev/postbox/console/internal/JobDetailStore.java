@@ -20,13 +20,13 @@ public final class JobDetailStore {
     static final String JOB = "SELECT id, queue, kind, endpoint, ordering_key, idempotency_key, fire_key,"
             + " priority, CASE WHEN state = 'pending' AND run_at > now() THEN 'scheduled' ELSE state END, attempts,"
             + " max_attempts, run_at, created_at, started_at, NULL::timestamptz, lease_owner, lease_token,"
-            + " lease_until, last_error, %s FROM outbox_job WHERE id = ?"
+            + " lease_until, last_error, %s, tenant FROM outbox_job WHERE id = ?"
             + " UNION ALL SELECT id, queue, kind, endpoint, ordering_key, idempotency_key, fire_key, priority, 'dead',"
-            + " attempts, max_attempts, NULL, created_at, started_at, dead_at, NULL, NULL, NULL, last_error, %s"
-            + " FROM outbox_dead_letter WHERE id = ?"
+            + " attempts, max_attempts, NULL, created_at, started_at, dead_at, NULL, NULL, NULL, last_error, %s,"
+            + " tenant FROM outbox_dead_letter WHERE id = ?"
             + " UNION ALL (SELECT id, queue, kind, endpoint, ordering_key, idempotency_key, fire_key, priority, state,"
-            + " attempts, max_attempts, NULL, created_at, started_at, finished_at, NULL, NULL, NULL, last_error, %s"
-            + " FROM outbox_job_archive WHERE id = ? LIMIT 1) LIMIT 1";
+            + " attempts, max_attempts, NULL, created_at, started_at, finished_at, NULL, NULL, NULL, last_error, %s,"
+            + " tenant FROM outbox_job_archive WHERE id = ? LIMIT 1) LIMIT 1";
 
     static final String ATTEMPTS = "SELECT attempt, worker, lease_token, started_at, finished_at, outcome,"
             + " status_code, left(error, 2000), duration_ms, detail ->> 'remoteAddress', detail ->> 'cause'"
@@ -61,6 +61,7 @@ public final class JobDetailStore {
             @Nullable String lastError,
             @Nullable String payload,
             @Nullable String headers,
+            @Nullable String tenant,
             List<Attempt> attemptLog) {
 
         public boolean live() {
@@ -115,6 +116,7 @@ public final class JobDetailStore {
                                 rs.getString(19),
                                 rs.getString(20),
                                 rs.getString(21),
+                                rs.getString(22),
                                 List.of());
                     }
                 }
@@ -164,6 +166,7 @@ public final class JobDetailStore {
                     job.lastError(),
                     job.payload(),
                     job.headers(),
+                    job.tenant(),
                     List.copyOf(attempts)));
         });
     }

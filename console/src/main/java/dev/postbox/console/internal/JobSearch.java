@@ -13,6 +13,8 @@ import org.jspecify.annotations.Nullable;
  * live jobs and the finish time of archived and dead ones.
  *
  * @param state one of {@link #STATES}, or null for all
+ * @param tenant only this tenant's jobs (id and key lookups included): a tenant id, or {@value
+ *     #DEFAULT_TENANT} for the default tenant; null for every tenant
  */
 public record JobSearch(
         @Nullable Long id,
@@ -21,8 +23,15 @@ public record JobSearch(
         @Nullable String kind,
         @Nullable String queue,
         @Nullable String state,
+        @Nullable String tenant,
         Instant from,
         Instant to) {
+
+    /** How the console names the default tenant (as the actuator does): no tenant id has parentheses. */
+    public static final String DEFAULT_TENANT = "(default)";
+
+    /** The tenant condition, on every table (tenant ids never contain parentheses). */
+    static final String TENANT = " AND coalesce(tenant, '" + DEFAULT_TENANT + "') = ?";
 
     /** The states a job can be in, live first. */
     public static final List<String> STATES =
@@ -58,6 +67,10 @@ public record JobSearch(
         if (queue != null) {
             sql.append(" AND queue = ?");
             params.add(queue);
+        }
+        if (tenant != null) {
+            sql.append(TENANT);
+            params.add(tenant);
         }
         if (state != null && live) {
             switch (state) {

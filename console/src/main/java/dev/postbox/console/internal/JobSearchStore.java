@@ -26,12 +26,12 @@ public final class JobSearchStore {
 
     private static final String LIVE_COLUMNS = "id, queue, kind, endpoint, ordering_key, idempotency_key,"
             + " CASE WHEN state = 'pending' AND run_at > now() THEN 'scheduled' ELSE state END, attempts,"
-            + " max_attempts, left(last_error, 300), created_at, run_at, NULL::timestamptz, created_at";
+            + " max_attempts, left(last_error, 300), created_at, run_at, NULL::timestamptz, created_at, tenant";
     private static final String ARCHIVE_COLUMNS = "id, queue, kind, endpoint, ordering_key, idempotency_key, state,"
             + " attempts, max_attempts, left(last_error, 300), created_at, NULL::timestamptz, finished_at,"
-            + " finished_at";
+            + " finished_at, tenant";
     private static final String DEAD_COLUMNS = "id, queue, kind, endpoint, ordering_key, idempotency_key, 'dead',"
-            + " attempts, max_attempts, left(last_error, 300), created_at, NULL::timestamptz, dead_at, dead_at";
+            + " attempts, max_attempts, left(last_error, 300), created_at, NULL::timestamptz, dead_at, dead_at, tenant";
 
     private final ConsoleDatabase database;
 
@@ -53,7 +53,8 @@ public final class JobSearchStore {
             @Nullable String lastError,
             Instant createdAt,
             @Nullable Instant runAt,
-            @Nullable Instant finishedAt) {}
+            @Nullable Instant finishedAt,
+            @Nullable String tenant) {}
 
     /**
      * Runs a job search: exact lookups when an id or idempotency key is given, else the jobs in the
@@ -74,38 +75,47 @@ public final class JobSearchStore {
         boolean live = q.includes("pending", "scheduled", "retry", "running");
         boolean archive = q.includes("done", "cancelled", "expired");
         boolean dead = q.includes("dead");
+        // A tenant filter scopes the exact lookups too: the tenant and the id (or key) together.
+        String tenant = q.tenant() == null ? "" : JobSearch.TENANT;
         if (q.id() != null) {
             if (live) {
-                parts.add("(SELECT " + LIVE_COLUMNS + " FROM outbox_job WHERE id = ?)");
+                parts.add("(SELECT " + LIVE_COLUMNS + " FROM outbox_job WHERE id = ?" + tenant + ")");
                 params.add(q.id());
+                addTenant(params, q);
             }
             if (dead) {
-                parts.add("(SELECT " + DEAD_COLUMNS + " FROM outbox_dead_letter WHERE id = ?)");
+                parts.add("(SELECT " + DEAD_COLUMNS + " FROM outbox_dead_letter WHERE id = ?" + tenant + ")");
                 params.add(q.id());
+                addTenant(params, q);
             }
             if (archive) {
-                parts.add("(SELECT " + ARCHIVE_COLUMNS + " FROM outbox_job_archive WHERE id = ?)");
+                parts.add("(SELECT " + ARCHIVE_COLUMNS + " FROM outbox_job_archive WHERE id = ?" + tenant + ")");
                 params.add(q.id());
+                addTenant(params, q);
             }
         } else if (q.idempotencyKey() != null) {
             String ids = "(SELECT job_id FROM outbox_idempotency_key WHERE idempotency_key = ?)";
             if (live) {
-                parts.add("(SELECT " + LIVE_COLUMNS + " FROM outbox_job WHERE id = " + ids + ")");
+                parts.add("(SELECT " + LIVE_COLUMNS + " FROM outbox_job WHERE id = " + ids + tenant + ")");
                 params.add(q.idempotencyKey());
+                addTenant(params, q);
             }
             if (dead) {
-                parts.add("(SELECT " + DEAD_COLUMNS + " FROM outbox_dead_letter WHERE id = " + ids + ")");
+                parts.add("(SELECT " + DEAD_COLUMNS + " FROM outbox_dead_letter WHERE id = " + ids + tenant + ")");
                 params.add(q.idempotencyKey());
+                addTenant(params, q);
             }
             if (archive) {
                 // Keys outlive their dedup window in the archive: look in the window as well.
-                parts.add("(SELECT " + ARCHIVE_COLUMNS + " FROM outbox_job_archive WHERE id = " + ids
+                parts.add("(SELECT " + ARCHIVE_COLUMNS + " FROM outbox_job_archive WHERE id = " + ids + tenant
                         + " UNION SELECT " + ARCHIVE_COLUMNS + " FROM outbox_job_archive WHERE idempotency_key = ?"
-                        + " AND finished_at >= ? AND finished_at < ?)");
+                        + " AND finished_at >= ? AND finished_at < ?" + tenant + ")");
                 params.add(q.idempotencyKey());
+                addTenant(params, q);
                 params.add(q.idempotencyKey());
                 params.add(Timestamp.from(q.from()));
                 params.add(Timestamp.from(q.to()));
+                addTenant(params, q);
             }
         } else {
             if (live) {
@@ -137,6 +147,13 @@ public final class JobSearchStore {
         return new Where(sql, params);
     }
 
+    private static void addTenant(List<Object> params, JobSearch q) {
+        String tenant = q.tenant();
+        if (tenant != null) {
+            params.add(tenant);
+        }
+    }
+
     /** A WHERE clause with its parameters. */
     record Where(String sql, List<Object> params) {}
 
@@ -154,6 +171,7 @@ public final class JobSearchStore {
                 rs.getString(10),
                 instant(rs, 11),
                 nullableInstant(rs, 12),
-                nullableInstant(rs, 13));
+                nullableInstant(rs, 13),
+                rs.getString(15));
     }
 }

@@ -34,6 +34,13 @@ public final class JobsController {
 
     static final String DEFAULT_WINDOW = "1h";
 
+    /**
+     * The longest time window a search reads (the largest the form offers). A search outside an id or
+     * key reads its whole window of the archive (a BRIN range): any reader could otherwise start a
+     * scan of the full archive.
+     */
+    static final Duration MAX_WINDOW = Duration.ofDays(7);
+
     private final JobSearchStore jobSearch;
     private final JobDetailStore jobDetails;
     private final ConsoleDatabase database;
@@ -67,6 +74,7 @@ public final class JobsController {
             @RequestParam(required = false) @Nullable String kind,
             @RequestParam(required = false) @Nullable String queue,
             @RequestParam(required = false) @Nullable String state,
+            @RequestParam(required = false) @Nullable String tenant,
             @RequestParam(required = false) @Nullable String window,
             @RequestParam(required = false) @Nullable String from,
             @RequestParam(required = false) @Nullable String to,
@@ -77,7 +85,23 @@ public final class JobsController {
         Instant end = parseTime("to", to, now.plusSeconds(1));
         Instant start = parseTime("from", from, end.minus(WINDOWS.getOrDefault(w, WINDOWS.get(DEFAULT_WINDOW))));
         JobSearch q = new JobSearch(
-                parseId(id), blank(key), blank(orderingKey), blank(kind), blank(queue), blank(state), start, end);
+                parseId(id),
+                blank(key),
+                blank(orderingKey),
+                blank(kind),
+                blank(queue),
+                blank(state),
+                blank(tenant),
+                start,
+                end);
+        if (q.id() == null
+                && q.idempotencyKey() == null
+                && Duration.between(start, end).compareTo(MAX_WINDOW) > 0) {
+            throw new IllegalArgumentException("A job search reads at most " + MAX_WINDOW.toDays() + " days (from "
+                    + start + " to " + end + " is "
+                    + Duration.between(start, end).toDays() + " days): narrow 'from'"
+                    + " and 'to', or search by id or idempotency key, which need no window.");
+        }
         model.addAttribute("q", q);
         model.addAttribute(
                 "form",
@@ -88,6 +112,7 @@ public final class JobsController {
                         nz(kind),
                         nz(queue),
                         nz(state),
+                        nz(tenant),
                         w,
                         nz(from),
                         nz(to)));
@@ -108,6 +133,7 @@ public final class JobsController {
             String kind,
             String queue,
             String state,
+            String tenant,
             String window,
             String from,
             String to) {}

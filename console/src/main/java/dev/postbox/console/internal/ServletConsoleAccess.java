@@ -1,30 +1,46 @@
 package dev.postbox.console.internal;
 
 import jakarta.servlet.http.HttpServletRequest;
-import java.security.Principal;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Access without Spring Security: there are no roles to check, so postbox.console.write-enabled
- * alone decides; protect the console's path in front of the application. The audit names the
- * servlet principal when the container authenticated one.
+ * Access without Spring Security: the console cannot tell who is asking, so nobody holds a role.
+ * Reading needs postbox.console.allow-anonymous=true; writing is refused, whatever the settings.
  */
 public final class ServletConsoleAccess implements ConsoleAccess {
 
+    private static final String WHY = "No user is authenticated here: the console checks roles with Spring"
+            + " Security, which is not on the class path.";
+
     @Override
     public String principal(HttpServletRequest request) {
-        Principal p = request.getUserPrincipal();
-        return p == null ? "anonymous" : p.getName();
+        return "anonymous";
+    }
+
+    @Override
+    public boolean authenticated(HttpServletRequest request) {
+        return false;
+    }
+
+    @Override
+    public boolean mayRead(HttpServletRequest request) {
+        return false;
     }
 
     @Override
     public boolean mayWrite(HttpServletRequest request) {
-        return true;
+        return false;
+    }
+
+    @Override
+    public String readRefusal(HttpServletRequest request) {
+        return WHY + " Add Spring Security and give operators postbox.console.read-role, or (dangerous) set"
+                + " postbox.console.allow-anonymous=true for read-only access.";
     }
 
     @Override
     public String writeRefusal(HttpServletRequest request) {
-        return "";
+        return WHY + " Write actions need an authenticated user with postbox.console.role: add Spring Security.";
     }
 
     @Override

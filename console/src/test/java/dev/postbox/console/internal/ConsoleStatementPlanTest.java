@@ -92,7 +92,7 @@ class ConsoleStatementPlanTest {
 
     @Test
     void deadLetterGroupsOfOneKindComeFromTheGroupIndex() throws Exception {
-        String plan = explain(DeadLetterGroupStore.GROUPS, null, null, "kind-3", "kind-3", 100);
+        String plan = explain(DeadLetterGroupStore.GROUPS, null, null, "kind-3", "kind-3", null, null, 100);
         assertThat(plan).contains("outbox_dead_letter_group_idx");
         noSeqScanOfTheBigTables(plan);
     }
@@ -102,11 +102,13 @@ class ConsoleStatementPlanTest {
         JobSearchStore store = new JobSearchStore(new ConsoleDatabase(ds));
         Instant now = Instant.now();
         List<JobSearch> searches = new ArrayList<>();
-        searches.add(new JobSearch(123L, null, null, null, null, null, now.minus(Duration.ofHours(1)), now));
-        searches.add(new JobSearch(null, "key-77", null, null, null, null, now.minus(Duration.ofHours(1)), now));
-        searches.add(new JobSearch(null, null, null, "kind-3", null, null, now.minus(Duration.ofHours(1)), now));
-        searches.add(new JobSearch(null, null, "customer-1", null, null, null, now.minus(Duration.ofHours(6)), now));
-        searches.add(new JobSearch(null, null, null, null, "q1", "dead", now.minus(Duration.ofHours(24)), now));
+        searches.add(new JobSearch(123L, null, null, null, null, null, null, now.minus(Duration.ofHours(1)), now));
+        searches.add(new JobSearch(null, "key-77", null, null, null, null, null, now.minus(Duration.ofHours(1)), now));
+        searches.add(new JobSearch(null, null, null, "kind-3", null, null, null, now.minus(Duration.ofHours(1)), now));
+        searches.add(
+                new JobSearch(null, null, "customer-1", null, null, null, null, now.minus(Duration.ofHours(6)), now));
+        searches.add(new JobSearch(null, null, null, null, "q1", "dead", null, now.minus(Duration.ofHours(24)), now));
+        searches.add(new JobSearch(null, null, null, null, null, null, "acme", now.minus(Duration.ofHours(24)), now));
         for (JobSearch q : searches) {
             JobSearchStore.Where w = store.searchStatement(q, 50);
             String plan = explain(w.sql(), w.params().toArray());

@@ -5,6 +5,7 @@ import dev.postbox.http.signing.VerifiedWebhook;
 import dev.postbox.http.signing.WebhookSecret;
 import dev.postbox.http.signing.WebhookVerificationException;
 import dev.postbox.http.signing.WebhookVerifier;
+import dev.postbox.internal.RefusalLog;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
@@ -60,7 +61,7 @@ public final class WebhookInbox {
     private final TransactionTemplate transactions;
     private final InboxStore store;
     private final int maxBodyBytes;
-    private final RejectionLog rejections;
+    private final RefusalLog rejections;
 
     private WebhookInbox(Builder b) {
         this.dataSource = b.dataSource;
@@ -76,7 +77,7 @@ public final class WebhookInbox {
         this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRED);
         this.store = new InboxStore(dataSource, b.table);
         this.maxBodyBytes = b.maxBodyBytes;
-        this.rejections = new RejectionLog(log, b.rejectionSummaryInterval.toNanos());
+        this.rejections = new RefusalLog(log, "webhook(s)", b.rejectionSummaryInterval);
     }
 
     /** A builder on the receiver's {@code DataSource}. */
@@ -112,7 +113,7 @@ public final class WebhookInbox {
         } catch (WebhookVerificationException e) {
             // Safe to answer: the verifier's messages name neither the clock nor the secrets.
             String reason = e.reason() + ": " + e.getMessage();
-            rejections.rejected(reason);
+            rejections.refused(reason);
             return new InboxResult(InboxResult.Outcome.REJECTED, claimedId, reason);
         }
         InboxMessage message = new InboxMessage(verified.messageId(), verified.timestamp(), rawBody, header);
@@ -165,7 +166,7 @@ public final class WebhookInbox {
     private InboxResult tooLarge(@Nullable String claimedId, long size) {
         String reason = "TOO_LARGE: the body is " + (size < 0 ? "over " + maxBodyBytes : size + " bytes, over")
                 + (size < 0 ? " bytes" : " the limit of " + maxBodyBytes + " bytes");
-        rejections.rejected(reason);
+        rejections.refused(reason);
         return new InboxResult(InboxResult.Outcome.TOO_LARGE, claimedId, reason);
     }
 
