@@ -11,7 +11,9 @@ import javax.sql.DataSource;
  * never hides it), and the connection's auto-commit mode restored. For modules that keep state of
  * their own in Postbox's database (HTTP delivery's endpoints and fan-out cursors) and may not use the
  * core's {@code internal} helper; work that belongs in the caller's transaction goes through {@link
- * Outbox} on the caller's connection instead.
+ * Outbox} on the caller's connection instead. Like the engine's, the transaction is ended by the
+ * server when its connection stays idle inside it for more than 5 s (a client cut off by the
+ * network must not keep its row locks): do no slow work between its statements.
  *
  * <pre>{@code
  * int created = OwnTransaction.call(dataSource, c -> expandBatch(c, job));

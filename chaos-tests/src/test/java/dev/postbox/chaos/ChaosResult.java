@@ -46,6 +46,29 @@ public final class ChaosResult {
             "kafkaOrderViolations",
             "kafkaRecordKeyMismatches");
 
+    /**
+     * Counts that are a part of a failure count (the one they map to): a control that moves a part
+     * moves its whole, and the verdict names both.
+     */
+    static final Map<String, String> PARTS = Map.of(
+            "duplicateEffectsLocal", "duplicateEffects",
+            "duplicateEffectsReceiver", "duplicateEffects",
+            "crossTenantEffectsLocal", "crossTenantEffects",
+            "crossTenantEffectsReceiver", "crossTenantEffects",
+            "sharedKeyIntentsLost", "lost");
+
+    /**
+     * Fails unless {@code counter} is a failure count or a part of one: a control whose counter was
+     * renamed or unhooked from the verdict must fail before its run, not pass on a count nobody judges.
+     */
+    static void requireJudged(String counter) {
+        if (!FAILURES.contains(counter) && !PARTS.containsKey(counter)) {
+            throw new IllegalArgumentException("'" + counter + "' is no failure count of the chaos verdict"
+                    + " (ChaosResult.FAILURES) nor a part of one (ChaosResult.PARTS): add it there, or name the"
+                    + " count the control moves");
+        }
+    }
+
     private final Map<String, Object> values = new LinkedHashMap<>();
     private final List<String> coverageGaps = new ArrayList<>();
     private Histogram latency = new Histogram(3_600_000L, 3);

@@ -58,6 +58,8 @@ public final class ChaosRun {
 
     public ChaosRun(ChaosConfig config) {
         this.config = config;
+        // before the run, not after ten minutes of it
+        config.controls().forEach(control -> ChaosResult.requireJudged(control.counter()));
         this.random = new SplittableRandom(config.seed());
         this.crashPlanner = new CrashPlanner(config.faults(), random.split(), brokerControls());
     }

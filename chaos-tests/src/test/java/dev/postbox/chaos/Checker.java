@@ -8,7 +8,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeMap;
 import javax.sql.DataSource;
 
@@ -101,11 +103,29 @@ final class Checker {
         return m;
     }
 
+    /** The verdict's failures, {@code name=count}, as {@link #failing} names them. */
     static List<String> failures(ChaosResult r) {
         List<String> f = new ArrayList<>();
+        failing(r).forEach((key, count) -> f.add(key + "=" + count));
+        return f;
+    }
+
+    /**
+     * The failure counts that are not 0, by name, each followed by its non-zero parts ({@link
+     * ChaosResult#PARTS}). A failure count missing from the result fails: a check that stopped
+     * putting it, or a renamed counter, must not pass as a zero.
+     */
+    static Map<String, Long> failing(ChaosResult r) {
+        Map<String, Long> f = new LinkedHashMap<>();
         for (String key : ChaosResult.FAILURES) {
-            if (r.values().containsKey(key) && r.count(key) != 0) {
-                f.add(key + "=" + r.count(key));
+            long count = r.count(key);
+            if (count != 0) {
+                f.put(key, count);
+                for (Map.Entry<String, String> part : ChaosResult.PARTS.entrySet()) {
+                    if (part.getValue().equals(key) && r.count(part.getKey()) != 0) {
+                        f.put(part.getKey(), r.count(part.getKey()));
+                    }
+                }
             }
         }
         return f;

@@ -313,6 +313,9 @@ public final class JobRunner {
     private void completeInTransaction(ClaimedJob claimed, long durationMillis) {
         Connection c = DataSourceUtils.getConnection(dataSource);
         try {
+            // From the completion on, the transaction holds the job's row: a worker cut off before its
+            // commit must not keep it from the rescuer (the handler's own time before is not bounded)
+            IdleTransactionBound.apply(c);
             List<Long> finished = store.finish(
                     PostboxSchema.of(dataSource).connection(c),
                     List.of(new JobStore.Completion(claimed.id(), claimed.token(), durationMillis)),

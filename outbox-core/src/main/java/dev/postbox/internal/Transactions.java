@@ -10,7 +10,8 @@ import javax.sql.DataSource;
  * never hides it), and the connection's auto-commit mode as it was before.
  *
  * <p>For work in the caller's transaction (enqueue) Postbox uses the caller's connection as it is;
- * this helper is for the engine's own short transactions.
+ * this helper is for the engine's own short transactions, which the server ends when they stay idle
+ * longer than {@link IdleTransactionBound#LIMIT}.
  */
 public final class Transactions {
 
@@ -41,6 +42,7 @@ public final class Transactions {
         c.setAutoCommit(false);
         T result;
         try {
+            IdleTransactionBound.apply(c); // a partitioned worker's locks are freed by the server
             result = work.run(c);
             c.commit();
         } catch (Throwable e) {

@@ -39,6 +39,43 @@ class TransactionsTest {
         assertThat(count()).isEqualTo(1);
     }
 
+    /**
+     * Issue 32: the server ends an engine transaction whose client stays idle (a worker cut off by a
+     * network black hole), freeing its row locks; the session's own setting is back afterwards.
+     */
+    @Test
+    void theServerEndsAnEngineTransactionThatStaysIdleLongerThanTheBound() throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            assertThat(Transactions.call(c, TransactionsTest::idleTimeout)).isEqualTo("5s");
+            assertThat(idleTimeout(c)).as("after the transaction").isEqualTo("0");
+        }
+    }
+
+    @Test
+    void aTighterIdleTimeoutOfTheUsersIsKept() throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            try (Statement s = c.createStatement()) {
+                s.execute("SET idle_in_transaction_session_timeout = '800ms'");
+            }
+            assertThat(Transactions.call(c, TransactionsTest::idleTimeout)).isEqualTo("800ms");
+            try (Statement s = c.createStatement()) {
+                s.execute("SET idle_in_transaction_session_timeout = '1min'");
+            }
+            assertThat(Transactions.call(c, TransactionsTest::idleTimeout)).isEqualTo("5s");
+            try (Statement s = c.createStatement()) {
+                s.execute("RESET idle_in_transaction_session_timeout");
+            }
+        }
+    }
+
+    private static String idleTimeout(Connection c) throws SQLException {
+        try (Statement s = c.createStatement();
+                java.sql.ResultSet rs = s.executeQuery("SHOW idle_in_transaction_session_timeout")) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
     @Test
     void workThatThrowsIsRolledBackAndItsExceptionReachesTheCaller() throws SQLException {
         try (Connection c = dataSource.getConnection()) {

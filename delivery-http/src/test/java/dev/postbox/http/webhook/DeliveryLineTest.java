@@ -28,18 +28,26 @@ class DeliveryLineTest {
             RateLimitStore b = store(h);
             a.configure("api", RATE, 10);
 
+            long start = System.nanoTime();
             RateLimitStore.Slots first = a.reserve("api", 5, Duration.ofMillis(100));
+            long afterFirst = System.nanoTime();
             RateLimitStore.Slots second = b.reserve("api", 5, Duration.ZERO);
+            long afterSecond = System.nanoTime();
             RateLimitStore.Slots third = a.reserve("api", 5, Duration.ZERO);
+            long afterThird = System.nanoTime();
 
             assertThat(first.spacing()).isEqualTo(Duration.ofMillis(20));
-            assertThat(first.first().toMillis()).isBetween(80L, 100L);
-            // The second process's block starts where the first one's ends (100 ms later), minus the
-            // time that passed between the two statements; likewise the third.
+            // 100 ms from the statement, less the time the statement itself took (at most the call's)
+            assertThat(first.first().toMillis()).isBetween(100 - millisUpTo(start, afterFirst), 100L);
+            // The second process's block starts where the first one's ends (100 ms later), less the
+            // time that passed between the two statements (at most the time from the first call to
+            // the end of the second, as measured here); likewise the third.
+            long firstMillis = first.first().toMillis();
             assertThat(second.first().toMillis())
-                    .isBetween(first.first().toMillis() + 50, first.first().toMillis() + 100);
+                    .isBetween(firstMillis + 100 - millisUpTo(start, afterSecond), firstMillis + 100);
+            long secondMillis = second.first().toMillis();
             assertThat(third.first().toMillis())
-                    .isBetween(second.first().toMillis() + 50, second.first().toMillis() + 100);
+                    .isBetween(secondMillis + 100 - millisUpTo(afterFirst, afterThird), secondMillis + 100);
             assertThat(store(h).reserve("unknown", 5, Duration.ZERO)).isNull();
         }
     }
@@ -107,6 +115,11 @@ class DeliveryLineTest {
             long sinceLineUpMillis = (System.nanoTime() - before) / 1_000_000;
             assertThat(next.first().toMillis()).isBetween(2900L - sinceLineUpMillis, 3000L);
         }
+    }
+
+    /** Milliseconds between two {@code nanoTime} readings, rounded up (the slots' offsets are truncated). */
+    private static long millisUpTo(long fromNanos, long toNanos) {
+        return (toNanos - fromNanos + 999_999) / 1_000_000 + 1;
     }
 
     private static RateLimitStore store(Harness h) {
