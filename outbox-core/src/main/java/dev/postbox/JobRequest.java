@@ -42,6 +42,9 @@ public final class JobRequest {
      */
     public static final int MAX_KEY_LENGTH = 500;
 
+    /** Longest time limit per attempt a job may set (it is stored in milliseconds as an integer). */
+    public static final int MAX_TIME_LIMIT_DAYS = 24;
+
     private final String queue;
     private final String kind;
     private final @Nullable Object payload;
@@ -55,6 +58,7 @@ public final class JobRequest {
     private final Duration delay;
     private final @Nullable Integer maxAttempts;
     private final @Nullable Instant expiresAt;
+    private final @Nullable Duration timeLimit;
     private final Map<String, String> headers;
     private final @Nullable String tenant;
 
@@ -86,6 +90,7 @@ public final class JobRequest {
         }
         this.maxAttempts = b.maxAttempts;
         this.expiresAt = b.expiresAt;
+        this.timeLimit = b.timeLimit;
         this.headers = Map.copyOf(b.headers);
         this.tenant = b.tenant == null ? null : TenantId.validate(b.tenant, "tenant");
     }
@@ -165,6 +170,7 @@ public final class JobRequest {
         b.delay = delay;
         b.maxAttempts = maxAttempts;
         b.expiresAt = expiresAt;
+        b.timeLimit = timeLimit;
         b.headers.putAll(headers);
         b.tenant = tenant;
         return b;
@@ -226,6 +232,11 @@ public final class JobRequest {
         return Optional.ofNullable(expiresAt);
     }
 
+    /** The job's own time limit per attempt; empty: its kind's, else the engine's. */
+    public Optional<Duration> timeLimit() {
+        return Optional.ofNullable(timeLimit);
+    }
+
     public Map<String, String> headers() {
         return headers;
     }
@@ -261,6 +272,7 @@ public final class JobRequest {
         private Duration delay = Duration.ZERO;
         private @Nullable Integer maxAttempts;
         private @Nullable Instant expiresAt;
+        private @Nullable Duration timeLimit;
         private final Map<String, String> headers = new LinkedHashMap<>();
         private @Nullable String tenant;
 
@@ -338,6 +350,24 @@ public final class JobRequest {
         /** A job still unstarted at this instant is not run; it is archived as expired. */
         public Builder expiresAt(@Nullable Instant expiresAt) {
             this.expiresAt = expiresAt;
+            return this;
+        }
+
+        /**
+         * The time limit of each attempt of this job, over its kind's ({@link
+         * HandlerRegistration#timeLimit}) and the engine's ({@link PostboxConfig.Builder#attemptTimeLimit});
+         * stored with the job only when set. Whole milliseconds, at most {@value #MAX_TIME_LIMIT_DAYS}
+         * days; null: none of its own.
+         */
+        public Builder timeLimit(@Nullable Duration timeLimit) {
+            if (timeLimit != null) {
+                Require.positive(timeLimit, "timeLimit");
+                if (timeLimit.toMillis() < 1 || timeLimit.compareTo(Duration.ofDays(MAX_TIME_LIMIT_DAYS)) > 0) {
+                    throw new IllegalArgumentException(
+                            "timeLimit must be between 1 ms and " + MAX_TIME_LIMIT_DAYS + " days, was " + timeLimit);
+                }
+            }
+            this.timeLimit = timeLimit;
             return this;
         }
 

@@ -26,7 +26,7 @@ public final class AdminStore {
 
     private static final String REPLAY_COLUMNS =
             "id, queue, kind, endpoint, ordering_key, idempotency_key, fire_key, payload, headers, priority, max_attempts,"
-                    + " tenant";
+                    + " tenant, tags, time_limit_ms";
 
     public Optional<JobDetails> job(Connection c, long id) throws SQLException {
         String sql = "SELECT s.id, s.queue, s.kind, s.state, s.attempts, s.max_attempts, s.run_at, s.last_error,"
@@ -247,7 +247,7 @@ public final class AdminStore {
                 + " RETURNING *)"
                 + " INSERT INTO outbox_job_archive (" + JobStore.ARCHIVE_COLUMNS + ")"
                 + " SELECT id, queue, kind, endpoint, ordering_key, idempotency_key, fire_key, payload, headers,"
-                + " priority, tenant, 'cancelled', attempts, max_attempts, last_error, created_at, started_at, now() FROM x";
+                + " priority, tenant, tags, 'cancelled', attempts, max_attempts, last_error, created_at, started_at, now() FROM x";
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setLong(1, id);
             if (tenantKey != null) {

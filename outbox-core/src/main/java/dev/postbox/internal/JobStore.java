@@ -27,13 +27,15 @@ import org.jspecify.annotations.Nullable;
 public final class JobStore {
 
     static final String ARCHIVE_COLUMNS = "id, queue, kind, endpoint, ordering_key, idempotency_key, fire_key,"
-            + " payload, headers, priority, tenant, state, attempts, max_attempts, last_error, created_at, started_at,"
-            + " finished_at";
+            + " payload, headers, priority, tenant, tags, state, attempts, max_attempts, last_error, created_at,"
+            + " started_at, finished_at";
+    /** The dead letter's columns; the job's own time limit follows them, for a replay. */
     static final String DEAD_COLUMNS = "id, queue, kind, endpoint, ordering_key, idempotency_key, fire_key,"
-            + " payload, headers, priority, tenant, attempts, max_attempts, last_error, created_at, started_at,"
-            + " dead_at";
-    static final String COPY_COLUMNS =
-            "id, queue, kind, endpoint, ordering_key, idempotency_key, fire_key, payload, headers, priority, tenant";
+            + " payload, headers, priority, tenant, tags, attempts, max_attempts, last_error, created_at, started_at,"
+            + " dead_at, time_limit_ms";
+    /** What a finished or dead job takes from its live row, in the order of the lists above. */
+    static final String COPY_COLUMNS = "id, queue, kind, endpoint, ordering_key, idempotency_key, fire_key, payload,"
+            + " headers, priority, tenant, tags";
 
     /**
      * Marks the completion statement. The chaos suite's crash points find it by this marker (not
@@ -62,16 +64,18 @@ public final class JobStore {
             + "   RETURNING id, attempts, started_at),"
             + " logged AS (INSERT INTO outbox_attempt (job_id, attempt, worker, lease_token, started_at, outcome,"
             + "   error, duration_ms, status_code, detail)"
-            + "   SELECT id, attempts, ?, ?, started_at, 'retry', ?, ?, ?, ?::jsonb FROM f WHERE ?)"
+            + "   SELECT id, attempts, ?, ?, started_at, ?, ?, ?, ?, ?::jsonb FROM f WHERE ?)"
             + " SELECT count(*) FROM f";
 
     private static final String DEAD = "WITH d AS (DELETE FROM outbox_job"
             + "   WHERE id = ? AND lease_token = ? RETURNING *),"
             + " dl AS (INSERT INTO outbox_dead_letter (" + DEAD_COLUMNS + ", cause)"
-            + "   SELECT " + COPY_COLUMNS + ", attempts, max_attempts, ?, created_at, started_at, now(), ? FROM d),"
+            + "   SELECT " + COPY_COLUMNS
+            + ", attempts, max_attempts, ?, created_at, started_at, now(), time_limit_ms, ?"
+            + "   FROM d),"
             + " logged AS (INSERT INTO outbox_attempt (job_id, attempt, worker, lease_token, started_at, outcome,"
             + "   error, duration_ms, status_code, detail)"
-            + "   SELECT id, attempts, lease_owner, lease_token, started_at, 'dead', ?, ?, ?, ?::jsonb FROM d WHERE ?)"
+            + "   SELECT id, attempts, lease_owner, lease_token, started_at, ?, ?, ?, ?, ?::jsonb FROM d WHERE ?)"
             + " SELECT count(*) FROM d";
 
     /** Puts jobs back and refunds the attempt their claim counted. */
@@ -120,13 +124,33 @@ public final class JobStore {
         }
     }
 
-    /** What an attempt leaves in the log beyond its outcome. */
+    /**
+     * What an attempt leaves in the log.
+     *
+     * @param outcome the logged outcome when it is not the write's own ({@code retry}, {@code dead}):
+     *     {@code timed_out} for an attempt given up for its time limit; null for the write's own
+     */
     public record AttemptRecord(
             String workerId,
             String error,
             long durationMillis,
             @Nullable Integer statusCode,
-            @Nullable String detailJson) {}
+            @Nullable String detailJson,
+            @Nullable String outcome) {
+
+        public AttemptRecord(
+                String workerId,
+                String error,
+                long durationMillis,
+                @Nullable Integer statusCode,
+                @Nullable String detailJson) {
+            this(workerId, error, durationMillis, statusCode, detailJson, null);
+        }
+
+        String outcomeOr(String own) {
+            return outcome != null ? outcome : own;
+        }
+    }
 
     /** Schedules a retry after {@code delay}; {@code false} when the token was stale. */
     public boolean retry(Connection c, ClaimedJob claimed, Duration delay, AttemptRecord attempt, boolean log)
@@ -138,8 +162,9 @@ public final class JobStore {
             ps.setLong(4, claimed.token());
             ps.setString(5, attempt.workerId());
             ps.setLong(6, claimed.token());
-            bindAttempt(ps, 7, attempt);
-            ps.setBoolean(11, log);
+            ps.setString(7, attempt.outcomeOr("retry"));
+            bindAttempt(ps, 8, attempt);
+            ps.setBoolean(12, log);
             return count(ps) > 0;
         }
     }
@@ -155,8 +180,9 @@ public final class JobStore {
             ps.setLong(2, claimed.token());
             ps.setString(3, Sql.errorText(attempt.error()));
             ps.setString(4, cause);
-            bindAttempt(ps, 5, attempt);
-            ps.setBoolean(9, log);
+            ps.setString(5, attempt.outcomeOr("dead"));
+            bindAttempt(ps, 6, attempt);
+            ps.setBoolean(10, log);
             return count(ps) > 0;
         }
     }

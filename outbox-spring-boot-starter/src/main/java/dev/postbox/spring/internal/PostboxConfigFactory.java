@@ -49,6 +49,10 @@ public final class PostboxConfigFactory {
             b.tenantConcurrency(tenants.getConcurrency());
         }
         tenants.getConcurrencyOverrides().forEach(b::tenantConcurrency);
+        b.attemptTimeLimit(worker.getAttemptTimeLimit());
+        if (worker.getStuckThreadLimit() != null) {
+            b.stuckThreadLimit(worker.getStuckThreadLimit());
+        }
         if (worker.getPrefetch() != null) {
             b.prefetch(worker.getPrefetch());
         }
