@@ -4,6 +4,7 @@ import dev.postbox.DeadLetter;
 import dev.postbox.DeadLetterFilter;
 import dev.postbox.JobDetails;
 import dev.postbox.QueueStats;
+import dev.postbox.TaggedJob;
 import dev.postbox.TenantStats;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -13,6 +14,7 @@ import java.sql.Types;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
@@ -33,7 +35,13 @@ public final class AdminStore {
                 + " s.created_at, s.finished_at,"
                 + " coalesce((SELECT payload::text FROM outbox_job WHERE id = s.id),"
                 + "   (SELECT payload::text FROM outbox_dead_letter WHERE id = s.id),"
-                + "   (SELECT payload::text FROM outbox_job_archive WHERE id = s.id LIMIT 1))"
+                + "   (SELECT payload::text FROM outbox_job_archive WHERE id = s.id LIMIT 1)),"
+                + " (SELECT result::text FROM outbox_job_archive WHERE id = s.id LIMIT 1),"
+                + " coalesce((SELECT tags FROM outbox_job WHERE id = s.id),"
+                + "   (SELECT tags FROM outbox_dead_letter WHERE id = s.id),"
+                + "   (SELECT tags FROM outbox_job_archive WHERE id = s.id LIMIT 1)),"
+                + " coalesce((SELECT time_limit_ms::bigint FROM outbox_job WHERE id = s.id),"
+                + "   (SELECT time_limit_ms::bigint FROM outbox_dead_letter WHERE id = s.id))"
                 + " FROM outbox_job_status s WHERE s.id = ? LIMIT 1";
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setLong(1, id);
@@ -53,8 +61,53 @@ public final class AdminStore {
                         rs.getTimestamp(9).toInstant(),
                         Sql.instant(rs.getTimestamp(10)),
                         rs.getString(11),
-                        attempts(c, id)));
+                        attempts(c, id),
+                        rs.getString(12),
+                        JobTags.read(rs.getArray(13)),
+                        (Long) rs.getObject(14, Long.class)));
             }
+        }
+    }
+
+    /**
+     * The jobs of the tenant (its key: '' for the default tenant) whose tags contain all of {@code
+     * tags}, newest first. Each branch is a bitmap scan of its table's partial GIN index ({@code tags
+     * @> ...} implies {@code tags IS NOT NULL}); the tenant is a filter on the rows found.
+     */
+    public List<TaggedJob> jobsTagged(Connection c, String tenantKey, Map<String, String> tags, int limit)
+            throws SQLException {
+        String match = " WHERE tags @> ?::text[] AND coalesce(tenant, '') = ? ORDER BY id DESC LIMIT ?)";
+        String sql = "(SELECT id, queue, kind, state, tenant, tags, created_at, NULL::timestamptz FROM outbox_job"
+                + match
+                + " UNION ALL (SELECT id, queue, kind, state, tenant, tags, created_at, finished_at"
+                + " FROM outbox_job_archive" + match
+                + " UNION ALL (SELECT id, queue, kind, 'dead', tenant, tags, created_at, dead_at FROM outbox_dead_letter"
+                + match
+                + " ORDER BY id DESC LIMIT ?";
+        String[] elements = JobTags.elements(tags);
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            int i = 1;
+            for (int branch = 0; branch < 3; branch++) {
+                ps.setArray(i++, c.createArrayOf("text", elements));
+                ps.setString(i++, tenantKey);
+                ps.setInt(i++, limit);
+            }
+            ps.setInt(i, limit);
+            List<TaggedJob> found = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    found.add(new TaggedJob(
+                            rs.getLong(1),
+                            rs.getString(2),
+                            rs.getString(3),
+                            rs.getString(4),
+                            rs.getString(5),
+                            JobTags.read(rs.getArray(6)),
+                            rs.getTimestamp(7).toInstant(),
+                            Sql.instant(rs.getTimestamp(8))));
+                }
+            }
+            return found;
         }
     }
 
@@ -76,9 +129,9 @@ public final class AdminStore {
     }
 
     private List<JobDetails.Attempt> attempts(Connection c, long id) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT attempt, worker, started_at, finished_at, outcome,"
-                        + " status_code, error, duration_ms FROM outbox_attempt WHERE job_id = ? ORDER BY finished_at, attempt")) {
+        try (PreparedStatement ps = c.prepareStatement("SELECT attempt, worker, started_at, finished_at, outcome,"
+                + " status_code, error, duration_ms, detail::text FROM outbox_attempt WHERE job_id = ?"
+                + " ORDER BY finished_at, attempt")) {
             ps.setLong(1, id);
             List<JobDetails.Attempt> attempts = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
@@ -91,7 +144,8 @@ public final class AdminStore {
                             rs.getString(5),
                             (Integer) rs.getObject(6),
                             rs.getString(7),
-                            (Long) rs.getObject(8)));
+                            (Long) rs.getObject(8),
+                            rs.getString(9)));
                 }
             }
             return attempts;

@@ -102,7 +102,8 @@ public final class Engine {
                 listener,
                 instrumentation,
                 config,
-                policies);
+                policies,
+                codec);
         this.batches =
                 new BatchRunner(batchHandlers, runner, dataSource, store, inFlight, listener, instrumentation, config);
         this.rescuer = new Rescuer(dataSource, leases, listener, config, policies);

@@ -4,6 +4,7 @@ import dev.postbox.AttemptLogLevel;
 import dev.postbox.HandlerRegistration;
 import dev.postbox.Job;
 import dev.postbox.JobOutcome;
+import dev.postbox.JsonCodec;
 import dev.postbox.PostboxConfig;
 import dev.postbox.PostboxInstrumentation;
 import dev.postbox.PostboxInstrumentation.AttemptOutcome;
@@ -56,6 +57,7 @@ public final class JobRunner {
     private final long startMarginNanos;
     private final FailureBackoff writeFailures;
     private final RetryPolicies policies;
+    private final JsonCodec codec;
     private final StuckThreads stuck;
     private final ScheduledThreadPoolExecutor timeLimits;
 
@@ -70,8 +72,10 @@ public final class JobRunner {
             PostboxListener listener,
             PostboxInstrumentation instrumentation,
             PostboxConfig config,
-            RetryPolicies policies) {
+            RetryPolicies policies,
+            JsonCodec codec) {
         this.handlers = handlers;
+        this.codec = codec;
         this.policies = policies;
         this.dataSource = dataSource;
         this.transactions = transactions;
@@ -265,8 +269,8 @@ public final class JobRunner {
                     if (!claimed.handlerReturned()) {
                         throw new GivenUp(null);
                     }
-                    if (answer instanceof JobOutcome.Done) {
-                        completeInTransaction(claimed, millisSince(start));
+                    if (answer instanceof JobOutcome.Done done) {
+                        completeInTransaction(claimed, millisSince(start), resultJson(job, done));
                     } else {
                         status.setRollbackOnly(); // the job does not complete: neither do the handler's writes
                     }
@@ -295,11 +299,12 @@ public final class JobRunner {
                     throw new GivenUp(null);
                 }
                 claimed.handlerDone();
-                if (result instanceof JobOutcome.Done) {
+                if (result instanceof JobOutcome.Done done) {
+                    String json = resultJson(job, done);
                     outcome = AttemptOutcome.SUCCESS;
                     long took = millisSince(start);
                     attempts.log(job, "done", Duration.ofMillis(took), null);
-                    completions.add(claimed, took);
+                    completions.add(claimed, took, json);
                 } else {
                     outcome = record(claimed, result, null, start);
                 }
@@ -310,6 +315,9 @@ public final class JobRunner {
                 // late, or failed because its connection was closed; nothing of it is written
                 error = e instanceof GivenUp ? e.getCause() : e;
                 outcome = lateReturn(claimed);
+            } else if (e instanceof ResultRefused refused) {
+                error = e;
+                outcome = record(claimed, JobOutcome.dead(refused.reason()).withCause(ResultRefused.CAUSE), e, start);
             } else if (e instanceof StaleLeaseException) {
                 outcome = AttemptOutcome.LEASE_LOST;
                 inFlight.remove(claimed);
@@ -438,12 +446,37 @@ public final class JobRunner {
         return answer;
     }
 
-    private void completeInTransaction(ClaimedJob claimed, long durationMillis) {
+    /**
+     * The result of a successful attempt as JSON, or null for none; refused (the job is dead-lettered)
+     * when the codec cannot write it or it is larger than the cap.
+     */
+    private @Nullable String resultJson(Job job, JobOutcome.Done done) {
+        Object result = done.result().orElse(null);
+        if (result == null) {
+            return null;
+        }
+        String json;
+        try {
+            json = NulCharacters.json(codec.toJson(result));
+        } catch (RuntimeException e) {
+            throw new ResultRefused("the result of job " + job.id() + " (kind " + job.kind()
+                    + ") could not be written as JSON by the codec: " + e.getMessage());
+        }
+        int bytes = json == null ? 0 : json.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        if (bytes > config.maxResultBytes()) {
+            throw new ResultRefused("the result of job " + job.id() + " (kind " + job.kind() + ") is " + bytes
+                    + " bytes of JSON, more than the cap of " + config.maxResultBytes()
+                    + " (PostboxConfig maxResultBytes, postbox.max-result-bytes): return less, or raise the cap");
+        }
+        return json;
+    }
+
+    private void completeInTransaction(ClaimedJob claimed, long durationMillis, @Nullable String resultJson) {
         Connection c = DataSourceUtils.getConnection(dataSource);
         try {
             List<Long> finished = store.finish(
                     PostboxSchema.of(dataSource).connection(c),
-                    List.of(new JobStore.Completion(claimed.id(), claimed.token(), durationMillis)),
+                    List.of(new JobStore.Completion(claimed.id(), claimed.token(), durationMillis, resultJson)),
                     "done",
                     config.attemptLog() == AttemptLogLevel.ALL);
             if (finished.isEmpty() && !NegativeControls.UNFENCED_COMPLETION) {
@@ -621,6 +654,22 @@ public final class JobRunner {
     static final class AnsweredFailure extends RuntimeException {
         AnsweredFailure(String reason) {
             super(reason, null, false, false);
+        }
+    }
+
+    /** A successful attempt's result the engine cannot store: the job is dead-lettered with this cause. */
+    private static final class ResultRefused extends RuntimeException {
+        static final String CAUSE = "postbox.result-refused";
+
+        private final String reason;
+
+        ResultRefused(String reason) {
+            super(reason, null, false, false);
+            this.reason = reason;
+        }
+
+        String reason() {
+            return reason;
         }
     }
 

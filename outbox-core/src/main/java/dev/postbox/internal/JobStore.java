@@ -44,13 +44,14 @@ public final class JobStore {
     static final String FINISH_MARKER = "/* postbox:finish */";
 
     private static final String FINISH = FINISH_MARKER
-            + " WITH c AS (SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::bigint[])"
-            + "   AS c(id, token, duration_ms)),"
+            + " WITH c AS (SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::bigint[], ?::text[])"
+            + "   AS c(id, token, duration_ms, result)),"
             + " done AS (DELETE FROM outbox_job j USING c"
             + "   WHERE j.id = c.id AND j.lease_token = c.token"
-            + "   RETURNING j.*, c.duration_ms),"
-            + " archived AS (INSERT INTO outbox_job_archive (" + ARCHIVE_COLUMNS + ")"
-            + "   SELECT " + COPY_COLUMNS + ", ?, attempts, max_attempts, last_error, created_at, started_at, now()"
+            + "   RETURNING j.*, c.duration_ms, c.result AS result_json),"
+            + " archived AS (INSERT INTO outbox_job_archive (" + ARCHIVE_COLUMNS + ", result)"
+            + "   SELECT " + COPY_COLUMNS + ", ?, attempts, max_attempts, last_error, created_at, started_at, now(),"
+            + "     result_json::jsonb"
             + "   FROM done),"
             + " logged AS (INSERT INTO outbox_attempt"
             + "   (job_id, attempt, worker, lease_token, started_at, outcome, duration_ms)"
@@ -91,8 +92,17 @@ public final class JobStore {
             + "   SELECT id, attempts + 1, ?, token, started_at, 'released', ? FROM r WHERE ?)"
             + " SELECT id FROM r";
 
-    /** One finished job with its fencing token and handler duration. */
-    public record Completion(long id, long token, long durationMillis) {}
+    /** One finished job with its fencing token, handler duration and result (JSON, or null). */
+    public record Completion(
+            long id,
+            long token,
+            long durationMillis,
+            @Nullable String resultJson) {
+
+        public Completion(long id, long token, long durationMillis) {
+            this(id, token, durationMillis, null);
+        }
+    }
 
     /**
      * Moves the jobs whose tokens still hold to the archive in state {@code done} or {@code expired};
@@ -103,7 +113,9 @@ public final class JobStore {
         List<Long> ids = new ArrayList<>(completions.size());
         List<Long> tokens = new ArrayList<>(completions.size());
         List<Long> durations = new ArrayList<>(completions.size());
+        String[] results = new String[completions.size()];
         for (Completion completion : completions) {
+            results[ids.size()] = completion.resultJson();
             ids.add(completion.id());
             tokens.add(completion.token());
             durations.add(completion.durationMillis());
@@ -112,8 +124,9 @@ public final class JobStore {
             ps.setArray(1, Sql.bigints(c, ids));
             ps.setArray(2, Sql.bigints(c, tokens));
             ps.setArray(3, Sql.bigints(c, durations));
-            ps.setString(4, state);
-            ps.setBoolean(5, logAttempts);
+            ps.setArray(4, c.createArrayOf("text", results));
+            ps.setString(5, state);
+            ps.setBoolean(6, logAttempts);
             List<Long> finished = new ArrayList<>(completions.size());
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

@@ -25,9 +25,9 @@ public final class JobWriter {
 
     private static final String COLUMNS =
             "queue, kind, endpoint, ordering_key, idempotency_key, fire_key, payload, headers, priority,"
-                    + " max_attempts, run_at, expires_at, tenant, time_limit_ms";
+                    + " max_attempts, run_at, expires_at, tenant, time_limit_ms, tags";
     private static final String VALUES = "?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?,"
-            + " coalesce(?::timestamptz, now() + ?::bigint * interval '1 millisecond'), ?, ?, ?";
+            + " coalesce(?::timestamptz, now() + ?::bigint * interval '1 millisecond'), ?, ?, ?, ?::text[]";
 
     private static final String INSERT =
             "INSERT INTO outbox_job (" + COLUMNS + ") VALUES (" + VALUES + ") RETURNING id, txid_current()";
@@ -264,6 +264,12 @@ public final class JobWriter {
             ps.setNull(i++, Types.INTEGER);
         } else {
             ps.setInt(i++, (int) limit.toMillis());
+        }
+        String[] tags = JobTags.elements(r.tags());
+        if (tags == null) {
+            ps.setNull(i++, Types.ARRAY);
+        } else {
+            ps.setArray(i++, ps.getConnection().createArrayOf("text", tags));
         }
         return i;
     }
