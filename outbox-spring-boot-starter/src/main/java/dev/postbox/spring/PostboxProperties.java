@@ -37,6 +37,12 @@ public class PostboxProperties {
     /** Largest accepted payload, in bytes of JSON; larger payloads are refused at enqueue. */
     private int maxPayloadBytes = PostboxConfig.DEFAULT_MAX_PAYLOAD_BYTES;
 
+    /**
+     * Largest result a handler may return with its job ({@code JobOutcome.done(result)}), in bytes of
+     * JSON; a larger one dead-letters the job, naming the job and this cap.
+     */
+    private int maxResultBytes = PostboxConfig.DEFAULT_MAX_RESULT_BYTES;
+
     /** How long an idempotency key is remembered: a second enqueue with the key within it is a no-op. */
     private Duration idempotencyWindow = PostboxConfig.DEFAULT_IDEMPOTENCY_WINDOW;
 
@@ -130,6 +136,14 @@ public class PostboxProperties {
 
     public int getMaxPayloadBytes() {
         return maxPayloadBytes;
+    }
+
+    public int getMaxResultBytes() {
+        return maxResultBytes;
+    }
+
+    public void setMaxResultBytes(int maxResultBytes) {
+        this.maxResultBytes = PropertyChecks.between(maxResultBytes, 1, Integer.MAX_VALUE, "postbox.max-result-bytes");
     }
 
     public void setMaxPayloadBytes(int maxPayloadBytes) {

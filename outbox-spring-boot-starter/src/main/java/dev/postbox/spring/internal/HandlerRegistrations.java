@@ -39,6 +39,7 @@ public final class HandlerRegistrations {
         Duration base = duration(handler, "backoffBase", annotation.backoffBase(), defaults.base());
         Duration cap = duration(handler, "backoffCap", annotation.backoffCap(), defaults.cap());
         boolean transactional = annotation.transactional();
+        @Nullable
         Duration timeLimit = parseOptionalDuration(
                 annotation.timeLimit(), () -> "@OutboxHandler(timeLimit) on " + handler.describe());
         if (overrides != null) {

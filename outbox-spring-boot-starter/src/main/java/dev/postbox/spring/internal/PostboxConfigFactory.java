@@ -36,6 +36,7 @@ public final class PostboxConfigFactory {
                 .attemptLog(properties.getAttemptLog())
                 .idempotencyWindow(properties.getIdempotencyWindow())
                 .maxPayloadBytes(properties.getMaxPayloadBytes())
+                .maxResultBytes(properties.getMaxResultBytes())
                 .unknownKindDelay(properties.getUnknownKindDelay())
                 .notifyInterval(properties.getNotifyInterval())
                 .transactionMode(properties.getTransactionMode())
