@@ -46,7 +46,7 @@ public sealed interface JobOutcome permits JobOutcome.Done, JobOutcome.Retry, Jo
     /**
      * The attempt succeeded and produced {@code result}: stored with the finished job as JSON (through
      * the engine's codec, at most {@link PostboxConfig#maxResultBytes()}; a larger one dead-letters the
-     * job) and readable through {@link PostboxAdmin#job} ({@link JobDetails#result()}) and in {@code
+     * job) and readable through {@link PostboxAdmin#job} ({@link JobDetails#resultJson()}) and in {@code
      * outbox_job_archive.result}. Only the attempt that completes the job leaves one: a retried job
      * keeps its final attempt's, a dead-lettered job none.
      */
