@@ -1,5 +1,6 @@
 package dev.postbox;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
@@ -30,6 +31,8 @@ public final class Job {
     private final JsonCodec codec;
     private final @Nullable String installationId;
     private final @Nullable String tenant;
+    private final @Nullable Duration timeLimit;
+    private final long deadlineNanos;
 
     private Job(Builder b) {
         this.id = b.id;
@@ -46,6 +49,8 @@ public final class Job {
         this.codec = b.codec;
         this.installationId = b.installationId;
         this.tenant = b.tenant;
+        this.timeLimit = b.timeLimit;
+        this.deadlineNanos = b.deadlineNanos;
     }
 
     /**
@@ -79,7 +84,33 @@ public final class Job {
                 .headers(headers)
                 .createdAt(createdAt)
                 .installationId(installationId)
-                .tenant(tenant);
+                .tenant(tenant)
+                .deadline(timeLimit, deadlineNanos);
+    }
+
+    /**
+     * The time limit of this attempt (the job's own, else its kind's, else the engine's); empty when
+     * it has none. Past it the engine gives the attempt up and interrupts the handler.
+     */
+    public Optional<Duration> timeLimit() {
+        return Optional.ofNullable(timeLimit);
+    }
+
+    /**
+     * What is left of this attempt's time limit (zero once it has passed); empty when it has none. A
+     * handler that calls out passes it on as the call's timeout when it is shorter than the call's
+     * own, so that the call never runs past the attempt:
+     *
+     * <pre>{@code
+     * Duration timeout = job.timeLeft().filter(left -> left.compareTo(ownTimeout) < 0).orElse(ownTimeout);
+     * }</pre>
+     */
+    public Optional<Duration> timeLeft() {
+        if (timeLimit == null) {
+            return Optional.empty();
+        }
+        long left = deadlineNanos - System.nanoTime();
+        return Optional.of(left > 0 ? Duration.ofNanos(left) : Duration.ZERO);
     }
 
     public long id() {
@@ -223,6 +254,8 @@ public final class Job {
         private Instant createdAt = Instant.now();
         private @Nullable String installationId;
         private @Nullable String tenant;
+        private @Nullable Duration timeLimit;
+        private long deadlineNanos;
 
         // Only null is refused: the engine builds claimed jobs with this builder, and a row written by
         // hand with a blank kind or queue must reach the handler lookup (an unknown kind waits and is
@@ -298,6 +331,22 @@ public final class Job {
          */
         public Builder tenant(@Nullable String tenant) {
             this.tenant = tenant;
+            return this;
+        }
+
+        /**
+         * The attempt's time limit, counted from now: {@link Job#timeLeft()} runs down from it. Null:
+         * none.
+         */
+        public Builder timeLimit(@Nullable Duration timeLimit) {
+            return deadline(
+                    timeLimit == null ? null : Require.positive(timeLimit, "timeLimit"),
+                    timeLimit == null ? 0 : System.nanoTime() + timeLimit.toNanos());
+        }
+
+        private Builder deadline(@Nullable Duration timeLimit, long deadlineNanos) {
+            this.timeLimit = timeLimit;
+            this.deadlineNanos = deadlineNanos;
             return this;
         }
 

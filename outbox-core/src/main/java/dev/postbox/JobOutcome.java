@@ -43,6 +43,17 @@ public sealed interface JobOutcome permits JobOutcome.Done, JobOutcome.Retry, Jo
         return Done.INSTANCE;
     }
 
+    /**
+     * The attempt succeeded and produced {@code result}: stored with the finished job as JSON (through
+     * the engine's codec, at most {@link PostboxConfig#maxResultBytes()}; a larger one dead-letters the
+     * job) and readable through {@link PostboxAdmin#job} ({@link JobDetails#resultJson()}) and in {@code
+     * outbox_job_archive.result}. Only the attempt that completes the job leaves one: a retried job
+     * keeps its final attempt's, a dead-lettered job none.
+     */
+    static Done done(Object result) {
+        return new Done(Require.notNull(result, "result"));
+    }
+
     /** The attempt failed and may succeed later: retried after the policy's backoff. */
     static Retry retry(String reason) {
         return new Retry(reason, null, null, Details.NONE);
@@ -73,13 +84,22 @@ public sealed interface JobOutcome permits JobOutcome.Done, JobOutcome.Retry, Jo
 
     /** The attempt succeeded. */
     final class Done implements JobOutcome {
-        private static final Done INSTANCE = new Done();
+        private static final Done INSTANCE = new Done(null);
 
-        private Done() {}
+        private final @Nullable Object result;
+
+        private Done(@Nullable Object result) {
+            this.result = result;
+        }
+
+        /** What the attempt produced, stored with the job ({@link JobOutcome#done(Object)}); empty for none. */
+        public Optional<Object> result() {
+            return Optional.ofNullable(result);
+        }
 
         @Override
         public String toString() {
-            return "Done";
+            return result == null ? "Done" : "Done[result]";
         }
     }
 

@@ -42,6 +42,18 @@ public final class JobRequest {
      */
     public static final int MAX_KEY_LENGTH = 500;
 
+    /** Most tags one job may carry. */
+    public static final int MAX_TAGS = 10;
+
+    /** Longest tag key: letters, digits, '.', '_' and '-', starting with a letter or a digit. */
+    public static final int MAX_TAG_KEY_LENGTH = 64;
+
+    /** Longest tag value: printable text (no control characters). */
+    public static final int MAX_TAG_VALUE_LENGTH = 200;
+
+    /** Longest time limit per attempt a job may set (it is stored in milliseconds as an integer). */
+    public static final int MAX_TIME_LIMIT_DAYS = 24;
+
     private final String queue;
     private final String kind;
     private final @Nullable Object payload;
@@ -55,7 +67,9 @@ public final class JobRequest {
     private final Duration delay;
     private final @Nullable Integer maxAttempts;
     private final @Nullable Instant expiresAt;
+    private final @Nullable Duration timeLimit;
     private final Map<String, String> headers;
+    private final Map<String, String> tags;
     private final @Nullable String tenant;
 
     private JobRequest(Builder b) {
@@ -86,7 +100,13 @@ public final class JobRequest {
         }
         this.maxAttempts = b.maxAttempts;
         this.expiresAt = b.expiresAt;
+        this.timeLimit = b.timeLimit;
         this.headers = Map.copyOf(b.headers);
+        if (b.tags.size() > MAX_TAGS) {
+            throw new IllegalArgumentException("a job may carry at most " + MAX_TAGS + " tags, this one has "
+                    + b.tags.size() + " (" + b.tags.keySet() + "): keep the ones you search by");
+        }
+        this.tags = Map.copyOf(b.tags);
         this.tenant = b.tenant == null ? null : TenantId.validate(b.tenant, "tenant");
     }
 
@@ -165,7 +185,9 @@ public final class JobRequest {
         b.delay = delay;
         b.maxAttempts = maxAttempts;
         b.expiresAt = expiresAt;
+        b.timeLimit = timeLimit;
         b.headers.putAll(headers);
+        b.tags.putAll(tags);
         b.tenant = tenant;
         return b;
     }
@@ -226,6 +248,18 @@ public final class JobRequest {
         return Optional.ofNullable(expiresAt);
     }
 
+    /**
+     * The job's tags: labels to find it by ({@link PostboxAdmin#jobsTagged}), by key; empty for none.
+     */
+    public Map<String, String> tags() {
+        return tags;
+    }
+
+    /** The job's own time limit per attempt; empty: its kind's, else the engine's. */
+    public Optional<Duration> timeLimit() {
+        return Optional.ofNullable(timeLimit);
+    }
+
     public Map<String, String> headers() {
         return headers;
     }
@@ -261,7 +295,9 @@ public final class JobRequest {
         private Duration delay = Duration.ZERO;
         private @Nullable Integer maxAttempts;
         private @Nullable Instant expiresAt;
+        private @Nullable Duration timeLimit;
         private final Map<String, String> headers = new LinkedHashMap<>();
+        private final Map<String, String> tags = new LinkedHashMap<>();
         private @Nullable String tenant;
 
         private Builder(String kind) {
@@ -338,6 +374,44 @@ public final class JobRequest {
         /** A job still unstarted at this instant is not run; it is archived as expired. */
         public Builder expiresAt(@Nullable Instant expiresAt) {
             this.expiresAt = expiresAt;
+            return this;
+        }
+
+        /**
+         * The time limit of each attempt of this job, over its kind's ({@link
+         * HandlerRegistration#timeLimit}) and the engine's ({@link PostboxConfig.Builder#attemptTimeLimit});
+         * stored with the job only when set. Whole milliseconds, at most {@value #MAX_TIME_LIMIT_DAYS}
+         * days; null: none of its own.
+         */
+        public Builder timeLimit(@Nullable Duration timeLimit) {
+            if (timeLimit != null) {
+                Require.positive(timeLimit, "timeLimit");
+                if (timeLimit.toMillis() < 1 || timeLimit.compareTo(Duration.ofDays(MAX_TIME_LIMIT_DAYS)) > 0) {
+                    throw new IllegalArgumentException(
+                            "timeLimit must be between 1 ms and " + MAX_TIME_LIMIT_DAYS + " days, was " + timeLimit);
+                }
+            }
+            this.timeLimit = timeLimit;
+            return this;
+        }
+
+        /**
+         * A tag: a label to find the job by, live, archived or dead ({@link PostboxAdmin#jobsTagged},
+         * within its tenant). Keys are 1 to {@value JobRequest#MAX_TAG_KEY_LENGTH} letters, digits, '.',
+         * '_' or '-' (starting with a letter or a digit), values 1 to {@value
+         * JobRequest#MAX_TAG_VALUE_LENGTH} printable characters; at most {@value JobRequest#MAX_TAGS}
+         * tags. A job without tags stores none and adds nothing to the tag indexes. Not for secrets or
+         * personal data: tags are shown and searchable.
+         */
+        public Builder tag(String key, String value) {
+            dev.postbox.internal.JobTags.validate(key, value);
+            tags.put(key, value);
+            return this;
+        }
+
+        /** Several tags; see {@link #tag}. */
+        public Builder tags(Map<String, String> tags) {
+            Require.notNull(tags, "tags").forEach(this::tag);
             return this;
         }
 

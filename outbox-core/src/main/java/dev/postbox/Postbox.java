@@ -122,6 +122,25 @@ public final class Postbox implements AutoCloseable {
     }
 
     /**
+     * Handler threads stuck in attempts given up for their time limit: their handlers ignored the
+     * interrupt and have not returned. While at most {@link PostboxConfig#stuckThreadLimit()} are
+     * stuck each is replaced by a new worker thread (the engine keeps its concurrency); beyond, none
+     * is and {@link #healthy()} is false.
+     */
+    public int stuckThreads() {
+        return engine.stuckThreads();
+    }
+
+    /**
+     * False while more handler threads are stuck than {@link PostboxConfig#stuckThreadLimit()}
+     * tolerates: the process runs fewer jobs at once than configured and should be restarted (after
+     * fixing the handler that ignores interrupts).
+     */
+    public boolean healthy() {
+        return stuckThreads() <= config.stuckThreadLimit();
+    }
+
+    /**
      * Claims and runs due jobs in the calling thread until none is due; returns how many ran. Meant
      * for tests and tools, with the engine not started.
      */

@@ -5,6 +5,7 @@ import dev.postbox.internal.WakeUps;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -29,6 +30,27 @@ public final class PostboxAdmin {
     /** The job with its state, payload and attempt history, wherever it is (live, archive, dead). */
     public Optional<JobDetails> job(long id) {
         return call(c -> store.job(c, id));
+    }
+
+    /**
+     * The jobs of {@code tenant} (null: the default tenant) that carry every one of {@code tags} (and
+     * maybe more), live, archived or dead, newest first: "every job of customer 42". Served by the
+     * partial GIN indexes on the tags of each table (docs/schema.md).
+     *
+     * @param tags at least one tag, each as {@link JobRequest.Builder#tag} requires
+     * @param limit 1 to 1000
+     */
+    public List<TaggedJob> jobsTagged(@Nullable String tenant, Map<String, String> tags, int limit) {
+        String key = tenant == null ? "" : TenantId.validate(tenant, "tenant");
+        Require.notNull(tags, "tags");
+        if (tags.isEmpty()) {
+            throw new IllegalArgumentException("tags may not be empty: name at least one key=value to search by");
+        }
+        tags.forEach(dev.postbox.internal.JobTags::validate);
+        if (limit < 1 || limit > 1000) {
+            throw new IllegalArgumentException("limit must be between 1 and 1000, was " + limit);
+        }
+        return call(c -> store.jobsTagged(c, key, tags, limit));
     }
 
     /** Dead letters matching the filter, newest first. */

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ThreadFactory;
@@ -37,6 +38,8 @@ public final class PostboxConfig {
     public static final int DEFAULT_HIGH_LANE_WEIGHT = 60;
     public static final int DEFAULT_NORMAL_LANE_WEIGHT = 30;
     public static final int DEFAULT_LOW_LANE_WEIGHT = 10;
+    /** Largest result a handler may return, in bytes of JSON ({@link JobOutcome#done(Object)}). */
+    public static final int DEFAULT_MAX_RESULT_BYTES = 64 * 1024;
     /** Tenants with work one claim visits at most (round robin from where the last claim stopped). */
     public static final int DEFAULT_TENANTS_PER_CLAIM = 100;
 
@@ -69,6 +72,9 @@ public final class PostboxConfig {
     private final @Nullable ThreadFactory workerThreadFactory;
     private final int[] laneWeights;
     private final Duration slowAttemptThreshold;
+    private final @Nullable Duration attemptTimeLimit;
+    private final @Nullable Integer stuckThreadLimit;
+    private final int maxResultBytes;
     private final Map<String, Integer> queueConcurrency;
     private final int tenantsPerClaim;
     private final @Nullable Integer tenantConcurrency;
@@ -102,6 +108,9 @@ public final class PostboxConfig {
         this.workerThreadFactory = b.workerThreadFactory;
         this.laneWeights = b.laneWeights.clone();
         this.slowAttemptThreshold = b.slowAttemptThreshold;
+        this.attemptTimeLimit = b.attemptTimeLimit;
+        this.stuckThreadLimit = b.stuckThreadLimit;
+        this.maxResultBytes = b.maxResultBytes;
         this.queueConcurrency = Map.copyOf(b.queueConcurrency);
         this.tenantsPerClaim = b.tenantsPerClaim;
         this.tenantConcurrency = b.tenantConcurrency;
@@ -160,6 +169,9 @@ public final class PostboxConfig {
         b.workerThreadFactory = workerThreadFactory;
         b.laneWeights = laneWeights.clone();
         b.slowAttemptThreshold = slowAttemptThreshold;
+        b.attemptTimeLimit = attemptTimeLimit;
+        b.stuckThreadLimit = stuckThreadLimit;
+        b.maxResultBytes = maxResultBytes;
         b.queueConcurrency.putAll(queueConcurrency);
         b.tenantsPerClaim = tenantsPerClaim;
         b.tenantConcurrency = tenantConcurrency;
@@ -300,6 +312,28 @@ public final class PostboxConfig {
         return slowAttemptThreshold;
     }
 
+    /**
+     * The time limit of an attempt whose job and kind set none; empty (the default): no limit. See
+     * {@link Builder#attemptTimeLimit(Duration)}.
+     */
+    public Optional<Duration> attemptTimeLimit() {
+        return Optional.ofNullable(attemptTimeLimit);
+    }
+
+    /**
+     * Handler threads stuck in attempts given up for their time limit that this process tolerates:
+     * each is replaced while there are at most this many; beyond, no more are replaced and the
+     * engine reports itself unhealthy. Default: {@link #concurrency()}.
+     */
+    public int stuckThreadLimit() {
+        return stuckThreadLimit != null ? stuckThreadLimit : concurrency;
+    }
+
+    /** Largest result, in bytes of JSON, a handler may return with its job. */
+    public int maxResultBytes() {
+        return maxResultBytes;
+    }
+
     /** Per-queue caps on the jobs this process runs at once (claimed jobs count). */
     public Map<String, Integer> queueConcurrency() {
         return queueConcurrency;
@@ -358,6 +392,9 @@ public final class PostboxConfig {
         private @Nullable Integer tenantConcurrency;
         private final Map<String, Integer> tenantConcurrencyOverrides = new LinkedHashMap<>();
         private Duration slowAttemptThreshold = DEFAULT_SLOW_ATTEMPT_THRESHOLD;
+        private @Nullable Duration attemptTimeLimit;
+        private @Nullable Integer stuckThreadLimit;
+        private int maxResultBytes = DEFAULT_MAX_RESULT_BYTES;
 
         private Builder() {}
 
@@ -515,6 +552,38 @@ public final class PostboxConfig {
         /** Successful attempts at least this slow are logged at INFO (others at DEBUG). */
         public Builder slowAttemptThreshold(Duration slowAttemptThreshold) {
             this.slowAttemptThreshold = Require.notNegative(slowAttemptThreshold, "slowAttemptThreshold");
+            return this;
+        }
+
+        /**
+         * The time limit of each attempt whose job ({@link JobRequest.Builder#timeLimit}) and kind
+         * ({@link HandlerRegistration#timeLimit}) set none; {@code null} (the default): no limit. An
+         * attempt that runs past its limit is given up: its lease is no longer extended, its thread
+         * interrupted, a transactional handler's connection closed (its transaction rolls back), and
+         * the attempt is charged and logged {@code timed_out}, then retried or dead-lettered.
+         */
+        public Builder attemptTimeLimit(@Nullable Duration attemptTimeLimit) {
+            this.attemptTimeLimit =
+                    attemptTimeLimit == null ? null : Require.positive(attemptTimeLimit, "attemptTimeLimit");
+            return this;
+        }
+
+        /**
+         * How many handler threads stuck in given-up attempts (they ignored the interrupt) this
+         * process replaces before it stops replacing them and reports itself unhealthy; default:
+         * the concurrency. 0: never replace one, unhealthy at the first.
+         */
+        public Builder stuckThreadLimit(int stuckThreadLimit) {
+            this.stuckThreadLimit = Require.notNegative(stuckThreadLimit, "stuckThreadLimit");
+            return this;
+        }
+
+        /**
+         * Largest result a handler may return with its job, in bytes of JSON (default {@value
+         * PostboxConfig#DEFAULT_MAX_RESULT_BYTES}); a larger one dead-letters the job, naming the cap.
+         */
+        public Builder maxResultBytes(int maxResultBytes) {
+            this.maxResultBytes = Require.positive(maxResultBytes, "maxResultBytes");
             return this;
         }
 

@@ -75,7 +75,12 @@ public interface PostboxInstrumentation {
         /** The claim's lease was taken over while the handler ran; nothing this attempt did committed. */
         LEASE_LOST,
         /** Writing the outcome failed; the job runs again when its lease expires. */
-        UNRECORDED;
+        UNRECORDED,
+        /**
+         * The attempt ran past its time limit and was given up (charged, then retried or
+         * dead-lettered); reported when its handler comes back, with what it threw.
+         */
+        TIMED_OUT;
 
         /** The tag value: lower case, words joined by {@code -} (e.g. {@code lease-lost}). */
         public String tagValue() {

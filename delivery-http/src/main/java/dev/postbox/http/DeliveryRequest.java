@@ -4,6 +4,7 @@ import dev.postbox.Require;
 import dev.postbox.http.internal.HeaderRules;
 import dev.postbox.http.signing.WebhookSigner;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -44,6 +45,7 @@ public final class DeliveryRequest {
     private final Map<String, String> headers;
     private final @Nullable EndpointTimeouts timeouts;
     private final @Nullable Long sendDeadline;
+    private final @Nullable Duration timeBudget;
 
     private DeliveryRequest(Builder builder) {
         this.url = requireText("url", builder.url);
@@ -58,6 +60,7 @@ public final class DeliveryRequest {
         this.headers = Map.copyOf(builder.headers);
         this.timeouts = builder.timeouts;
         this.sendDeadline = builder.sendDeadline;
+        this.timeBudget = builder.timeBudget;
         // Reject characters that headers cannot carry now rather than per attempt, with messages that
         // name the header but never echo its value (OkHttp's own check would print custom values).
         headers.forEach((name, value) -> HeaderRules.check("delivery request", name, value));
@@ -114,6 +117,14 @@ public final class DeliveryRequest {
         return headers;
     }
 
+    /**
+     * What is left of the job attempt's time limit, or null: no timeout of the call runs past it
+     * ({@link EndpointTimeouts#within}).
+     */
+    public @Nullable Duration timeBudget() {
+        return timeBudget;
+    }
+
     /** Per-endpoint timeouts, or null to use the {@link HttpDelivery}'s defaults. */
     public @Nullable EndpointTimeouts timeouts() {
         return timeouts;
@@ -154,6 +165,7 @@ public final class DeliveryRequest {
         private final Map<String, String> headers = new LinkedHashMap<>();
         private @Nullable EndpointTimeouts timeouts;
         private @Nullable Long sendDeadline;
+        private @Nullable Duration timeBudget;
 
         private Builder() {}
 
@@ -220,6 +232,15 @@ public final class DeliveryRequest {
         /** Adds custom endpoint headers; see {@link #header(String, String)}. */
         public Builder headers(Map<String, String> headers) {
             Require.notNull(headers, "headers").forEach(this::header);
+            return this;
+        }
+
+        /**
+         * What is left of the job attempt's time limit ({@code Job#timeLeft()}); null (default): no
+         * budget. The call's connect, read and whole-call timeouts are cut to it.
+         */
+        public Builder timeBudget(@Nullable Duration timeBudget) {
+            this.timeBudget = timeBudget == null ? null : Require.notNegative(timeBudget, "timeBudget");
             return this;
         }
 

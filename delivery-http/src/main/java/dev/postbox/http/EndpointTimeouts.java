@@ -23,6 +23,19 @@ public record EndpointTimeouts(Duration connectTimeout, Duration readTimeout, Du
         requirePositive("callTimeout", callTimeout);
     }
 
+    /**
+     * These timeouts cut to {@code budget} (what is left of a job attempt's time limit), at least
+     * 1 ms each: the call never runs past the attempt.
+     */
+    public EndpointTimeouts within(Duration budget) {
+        Duration cap = budget.compareTo(Duration.ofMillis(1)) < 0 ? Duration.ofMillis(1) : budget;
+        return new EndpointTimeouts(min(connectTimeout, cap), min(readTimeout, cap), min(callTimeout, cap));
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+
     private static void requirePositive(String name, Duration value) {
         Require.notNull(value, name);
         if (value.compareTo(Duration.ofMillis(1)) < 0) {

@@ -128,6 +128,10 @@ public final class HttpDelivery implements AutoCloseable {
         long timestamp = clock.instant().getEpochSecond();
         CallTrace trace = new CallTrace();
         EndpointTimeouts timeouts = request.timeouts() != null ? request.timeouts() : defaultTimeouts;
+        Duration budget = request.timeBudget();
+        if (budget != null) {
+            timeouts = timeouts.within(budget); // never past the job attempt's time limit
+        }
         Call call;
         try {
             call = client.newCall(httpRequest(request, url, timestamp, trace, timeouts));

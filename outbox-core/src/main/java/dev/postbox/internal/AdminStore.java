@@ -4,6 +4,7 @@ import dev.postbox.DeadLetter;
 import dev.postbox.DeadLetterFilter;
 import dev.postbox.JobDetails;
 import dev.postbox.QueueStats;
+import dev.postbox.TaggedJob;
 import dev.postbox.TenantStats;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -14,6 +15,7 @@ import java.sql.Types;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
@@ -27,7 +29,7 @@ public final class AdminStore {
 
     private static final String REPLAY_COLUMNS =
             "id, queue, kind, endpoint, ordering_key, idempotency_key, fire_key, payload, headers, priority, max_attempts,"
-                    + " tenant";
+                    + " tenant, tags, time_limit_ms";
 
     /**
      * Every job row, live, archived or dead, with its tenant: the tables of {@code outbox_job_status}
@@ -36,11 +38,11 @@ public final class AdminStore {
     private static final String ANY_JOB = "SELECT id, queue, kind,"
             + " CASE WHEN state = 'pending' AND run_at > now() THEN 'scheduled' ELSE state END AS state, attempts,"
             + " max_attempts, run_at, last_error, created_at, NULL::timestamptz AS finished_at, payload::text AS payload,"
-            + " tenant FROM outbox_job"
+            + " tenant, NULL::text AS result, tags, time_limit_ms::bigint AS time_limit_ms FROM outbox_job"
             + " UNION ALL SELECT id, queue, kind, state, attempts, max_attempts, NULL, last_error, created_at,"
-            + " finished_at, payload::text, tenant FROM outbox_job_archive"
+            + " finished_at, payload::text, tenant, result::text, tags, NULL FROM outbox_job_archive"
             + " UNION ALL SELECT id, queue, kind, 'dead', attempts, max_attempts, NULL, last_error, created_at, dead_at,"
-            + " payload::text, tenant FROM outbox_dead_letter";
+            + " payload::text, tenant, NULL, tags, time_limit_ms::bigint FROM outbox_dead_letter";
 
     public Optional<JobDetails> job(Connection c, long id) throws SQLException {
         return job(c, id, null);
@@ -56,7 +58,7 @@ public final class AdminStore {
      */
     public Optional<JobDetails> job(Connection c, long id, @Nullable String tenantKey) throws SQLException {
         String sql = "SELECT id, queue, kind, state, attempts, max_attempts, run_at, last_error, created_at,"
-                + " finished_at, payload FROM (" + ANY_JOB + ") j"
+                + " finished_at, payload, result, tags, time_limit_ms FROM (" + ANY_JOB + ") j"
                 + " WHERE id = ? AND (?::text IS NULL OR coalesce(tenant, '') = ?)"
                 + " ORDER BY created_at DESC LIMIT 1";
         try (PreparedStatement ps = c.prepareStatement(sql)) {
@@ -81,15 +83,60 @@ public final class AdminStore {
                         createdAt.toInstant(),
                         Sql.instant(finishedAt),
                         rs.getString(11),
-                        attempts(c, id, createdAt, finishedAt)));
+                        attempts(c, id, createdAt, finishedAt),
+                        rs.getString(12),
+                        JobTags.read(rs.getArray(13)),
+                        (Long) rs.getObject(14, Long.class)));
             }
+        }
+    }
+
+    /**
+     * The jobs of the tenant (its key: '' for the default tenant) whose tags contain all of {@code
+     * tags}, newest first. Each branch is a bitmap scan of its table's partial GIN index ({@code tags
+     * @> ...} implies {@code tags IS NOT NULL}); the tenant is a filter on the rows found.
+     */
+    public List<TaggedJob> jobsTagged(Connection c, String tenantKey, Map<String, String> tags, int limit)
+            throws SQLException {
+        String match = " WHERE tags @> ?::text[] AND coalesce(tenant, '') = ? ORDER BY id DESC LIMIT ?)";
+        String sql = "(SELECT id, queue, kind, state, tenant, tags, created_at, NULL::timestamptz FROM outbox_job"
+                + match
+                + " UNION ALL (SELECT id, queue, kind, state, tenant, tags, created_at, finished_at"
+                + " FROM outbox_job_archive" + match
+                + " UNION ALL (SELECT id, queue, kind, 'dead', tenant, tags, created_at, dead_at FROM outbox_dead_letter"
+                + match
+                + " ORDER BY id DESC LIMIT ?";
+        String[] elements = JobTags.elements(tags);
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            int i = 1;
+            for (int branch = 0; branch < 3; branch++) {
+                ps.setArray(i++, c.createArrayOf("text", elements));
+                ps.setString(i++, tenantKey);
+                ps.setInt(i++, limit);
+            }
+            ps.setInt(i, limit);
+            List<TaggedJob> found = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    found.add(new TaggedJob(
+                            rs.getLong(1),
+                            rs.getString(2),
+                            rs.getString(3),
+                            rs.getString(4),
+                            rs.getString(5),
+                            JobTags.read(rs.getArray(6)),
+                            rs.getTimestamp(7).toInstant(),
+                            Sql.instant(rs.getTimestamp(8))));
+                }
+            }
+            return found;
         }
     }
 
     private List<JobDetails.Attempt> attempts(
             Connection c, long id, Timestamp createdAt, @Nullable Timestamp finishedAt) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT attempt, worker, started_at, finished_at, outcome,"
-                + " status_code, error, duration_ms FROM outbox_attempt WHERE job_id = ? AND finished_at >= ?"
+                + " status_code, error, duration_ms, detail::text FROM outbox_attempt WHERE job_id = ? AND finished_at >= ?"
                 + " AND (?::timestamptz IS NULL OR finished_at <= ?) ORDER BY finished_at, attempt")) {
             ps.setLong(1, id);
             ps.setTimestamp(2, createdAt);
@@ -106,7 +153,8 @@ public final class AdminStore {
                             rs.getString(5),
                             (Integer) rs.getObject(6),
                             rs.getString(7),
-                            (Long) rs.getObject(8)));
+                            (Long) rs.getObject(8),
+                            rs.getString(9)));
                 }
             }
             return attempts;
@@ -263,7 +311,7 @@ public final class AdminStore {
                 + " RETURNING *)"
                 + " INSERT INTO outbox_job_archive (" + JobStore.ARCHIVE_COLUMNS + ")"
                 + " SELECT id, queue, kind, endpoint, ordering_key, idempotency_key, fire_key, payload, headers,"
-                + " priority, tenant, 'cancelled', attempts, max_attempts, last_error, created_at, started_at, now() FROM x";
+                + " priority, tenant, tags, 'cancelled', attempts, max_attempts, last_error, created_at, started_at, now() FROM x";
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setLong(1, id);
             if (tenantKey != null) {

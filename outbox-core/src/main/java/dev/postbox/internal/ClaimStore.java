@@ -98,7 +98,8 @@ public final class ClaimStore {
                 + "  FROM candidates c WHERE j.id = c.id"
                 + " RETURNING j.id, j.queue, j.kind, j.payload::text, j.idempotency_key, j.ordering_key, j.endpoint,"
                 + "   j.attempts, j.max_attempts, j.headers::text, j.created_at, j.lease_token,"
-                + "   coalesce(j.expires_at < now(), false), j.lane, j.unstarted_expiries > 0, j.tenant";
+                + "   coalesce(j.expires_at < now(), false), j.lane, j.unstarted_expiries > 0, j.tenant,"
+                + "   coalesce(j.time_limit_ms, 0)";
     }
 
     /**
@@ -327,6 +328,6 @@ public final class ClaimStore {
                 .installationId(installation == null ? null : installation.idFor(createdAt))
                 .tenant(rs.getString(16))
                 .build();
-        return new ClaimedJob(job, rs.getLong(12), rs.getBoolean(13), rs.getBoolean(15), leaseEndNanos);
+        return new ClaimedJob(job, rs.getLong(12), rs.getBoolean(13), rs.getBoolean(15), leaseEndNanos, rs.getInt(17));
     }
 }

@@ -1,6 +1,10 @@
 package dev.postbox.internal;
 
 import dev.postbox.Job;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.concurrent.ScheduledFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A job this engine holds under a lease: the handler's view, the fencing token, and what this
@@ -14,6 +18,7 @@ public final class ClaimedJob {
     private final long token;
     private final boolean expired;
     private final boolean suspect;
+    private final int ownTimeLimitMillis;
 
     private volatile long leaseEndNanos;
     private volatile boolean started;
@@ -21,6 +26,18 @@ public final class ClaimedJob {
     private volatile boolean handlerEntered;
     private volatile boolean handlerDone;
     private volatile boolean startMarked;
+
+    /** Where the handler call stands: {@link #RUNNING}, then {@link #RETURNED} or {@link #GIVEN_UP}. */
+    private int call = RUNNING;
+
+    private @Nullable Thread handlerThread;
+    private @Nullable Worker worker;
+    private @Nullable Connection transaction;
+    private volatile @Nullable ScheduledFuture<?> expiry;
+
+    private static final int RUNNING = 0;
+    private static final int RETURNED = 1;
+    private static final int GIVEN_UP = 2;
 
     /**
      * @param expired the job's expiry had passed (database clock) when it was claimed: it must not run
@@ -30,11 +47,26 @@ public final class ClaimedJob {
      *     the claim statement was sent plus the visibility timeout
      */
     public ClaimedJob(Job job, long token, boolean expired, boolean suspect, long leaseEndNanos) {
+        this(job, token, expired, suspect, leaseEndNanos, 0);
+    }
+
+    /**
+     * @param ownTimeLimitMillis the job's own time limit per attempt ({@code outbox_job.time_limit_ms}),
+     *     0 for none
+     */
+    public ClaimedJob(
+            Job job, long token, boolean expired, boolean suspect, long leaseEndNanos, int ownTimeLimitMillis) {
         this.job = job;
         this.token = token;
         this.expired = expired;
         this.suspect = suspect;
         this.leaseEndNanos = leaseEndNanos;
+        this.ownTimeLimitMillis = ownTimeLimitMillis;
+    }
+
+    /** The job's own time limit per attempt in milliseconds, 0 when it has none. */
+    int ownTimeLimitMillis() {
+        return ownTimeLimitMillis;
     }
 
     public Job job() {
@@ -111,6 +143,79 @@ public final class ClaimedJob {
 
     long startedAtNanos() {
         return startedAtNanos;
+    }
+
+    /**
+     * The handler runs on the calling thread (of {@code worker}, null outside a worker), in the
+     * transaction of {@code transaction} (null for a plain handler): what giving it up interrupts
+     * and closes.
+     */
+    synchronized void callingHandler(@Nullable Worker worker, @Nullable Connection transaction) {
+        this.handlerThread = Thread.currentThread();
+        this.worker = worker;
+        this.transaction = transaction;
+    }
+
+    /**
+     * The handler returned or threw. True when its answer counts; false when the attempt was given up
+     * for its time limit first (its outcome is written already, and nothing of this call may be).
+     * Idempotent.
+     */
+    synchronized boolean handlerReturned() {
+        if (call == RUNNING) {
+            call = RETURNED;
+        }
+        handlerThread = null;
+        transaction = null;
+        return call == RETURNED;
+    }
+
+    /**
+     * Gives the running handler call up (its time limit passed): interrupts its thread and closes
+     * its transaction's connection, so that PostgreSQL rolls the transaction back and releases its
+     * locks even if the handler never returns. Under this object's lock, so that the call cannot
+     * return and hand the connection back to its pool meanwhile; {@code first} runs before the call
+     * is stopped (under the same lock). False when the call had returned.
+     */
+    synchronized boolean giveUp(Runnable first) {
+        if (call != RUNNING) {
+            return false;
+        }
+        call = GIVEN_UP;
+        first.run(); // before the call can come back: what it runs is seen by the return
+        Connection c = transaction;
+        if (c != null) {
+            try {
+                c.abort(Runnable::run);
+            } catch (SQLException | RuntimeException e) {
+                // the fenced completion keeps its writes out all the same; they roll back when it ends
+                org.slf4j.LoggerFactory.getLogger(ClaimedJob.class)
+                        .warn("job {}: closing the given-up attempt's connection failed", job.id(), e);
+            }
+        }
+        Thread t = handlerThread;
+        if (t != null) {
+            t.interrupt();
+        }
+        return true;
+    }
+
+    /** The scheduled give-up of this attempt at its time limit. */
+    void expiry(ScheduledFuture<?> expiry) {
+        this.expiry = expiry;
+    }
+
+    /** The attempt ended: its give-up is not needed. */
+    void cancelExpiry() {
+        ScheduledFuture<?> e = expiry;
+        if (e != null) {
+            e.cancel(false);
+        }
+    }
+
+    /** The worker whose thread runs the handler call; null outside a worker (or when not running). */
+    synchronized @Nullable Worker worker() {
+        return worker;
     }
 
     @Override

@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,7 +24,10 @@ final class CompletionBatcher implements Runnable {
 
     private static final Logger log = LoggerFactory.getLogger(CompletionBatcher.class);
 
-    record Done(ClaimedJob claimed, long durationMillis) {}
+    record Done(
+            ClaimedJob claimed,
+            long durationMillis,
+            @Nullable String resultJson) {}
 
     private final LinkedBlockingQueue<Done> queue = new LinkedBlockingQueue<>();
     private final DataSource dataSource;
@@ -55,8 +59,8 @@ final class CompletionBatcher implements Runnable {
         this.failures = new FailureBackoff(log, "Completing finished jobs", backoffCap);
     }
 
-    void add(ClaimedJob claimed, long durationMillis) {
-        queue.add(new Done(claimed, durationMillis));
+    void add(ClaimedJob claimed, long durationMillis, @Nullable String resultJson) {
+        queue.add(new Done(claimed, durationMillis, resultJson));
     }
 
     void stop() {
@@ -112,8 +116,8 @@ final class CompletionBatcher implements Runnable {
         }
         List<JobStore.Completion> completions = new ArrayList<>(batch.size());
         for (Done done : batch) {
-            completions.add(
-                    new JobStore.Completion(done.claimed().id(), done.claimed().token(), done.durationMillis()));
+            completions.add(new JobStore.Completion(
+                    done.claimed().id(), done.claimed().token(), done.durationMillis(), done.resultJson()));
         }
         Set<Long> finished;
         try (Connection c = dataSource.getConnection()) {

@@ -56,6 +56,7 @@ public final class Engine {
     private final WakeUps wakeUps;
     private final List<Worker> workers = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
+    private ThreadFactory workerThreads = daemonThreads("postbox-worker-");
     // Set by start(), cleared by stop(): null while the engine is stopped.
     private @Nullable NotificationListener notifications;
     private @Nullable ScheduledExecutorService maintenance;
@@ -101,7 +102,8 @@ public final class Engine {
                 listener,
                 instrumentation,
                 config,
-                policies);
+                policies,
+                codec);
         this.batches =
                 new BatchRunner(batchHandlers, runner, dataSource, store, inFlight, listener, instrumentation, config);
         this.rescuer = new Rescuer(dataSource, leases, listener, config, policies);
@@ -112,6 +114,7 @@ public final class Engine {
                 wakeUps.keyMayBeFree();
             }
         });
+        runner.stuckThreads().replacer(this::replaceWorker);
     }
 
     public synchronized void start() {
@@ -121,13 +124,9 @@ public final class Engine {
         running = true;
         NegativeControls.warnIfEnabled(log);
         ThreadFactory platform = daemonThreads("postbox-worker-");
-        ThreadFactory workerThreads = config.workerThreadFactory() != null ? config.workerThreadFactory() : platform;
+        workerThreads = config.workerThreadFactory() != null ? config.workerThreadFactory() : platform;
         for (int i = 0; i < config.concurrency(); i++) {
-            Worker worker = new Worker(dispatcher.buffer(), runner, batches);
-            workers.add(worker);
-            Thread t = workerThreads.newThread(worker);
-            threads.add(t);
-            t.start();
+            startWorker();
         }
         start(daemonThreads("postbox-completions-").newThread(completions));
         // The one non-daemon thread: it keeps a JVM with nothing else to do (a worker-only
@@ -167,6 +166,30 @@ public final class Engine {
                 config.workerId(),
                 config.queues(),
                 config.concurrency());
+    }
+
+    private void startWorker() {
+        Worker worker = new Worker(dispatcher.buffer(), runner, batches);
+        workers.add(worker);
+        start(workerThreads.newThread(worker));
+    }
+
+    /**
+     * A worker's thread is stuck in an attempt given up for its time limit: a new worker takes its
+     * slot (the stuck one ends when its handler returns). See {@link StuckThreads}.
+     */
+    private synchronized void replaceWorker() {
+        if (running) {
+            startWorker();
+        }
+    }
+
+    /**
+     * Handler threads stuck in attempts given up for their time limit (their handlers ignored the
+     * interrupt and have not returned).
+     */
+    public int stuckThreads() {
+        return runner.stuckThreads().count();
     }
 
     private void start(Thread t) {

@@ -4,6 +4,7 @@ import dev.postbox.AttemptLogLevel;
 import dev.postbox.HandlerRegistration;
 import dev.postbox.Job;
 import dev.postbox.JobOutcome;
+import dev.postbox.JsonCodec;
 import dev.postbox.PostboxConfig;
 import dev.postbox.PostboxInstrumentation;
 import dev.postbox.PostboxInstrumentation.AttemptOutcome;
@@ -14,7 +15,9 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -36,6 +39,9 @@ public final class JobRunner {
 
     private static final Logger log = LoggerFactory.getLogger(JobRunner.class);
 
+    /** The attempt log's outcome of an attempt given up for its time limit. */
+    static final String TIMED_OUT = "timed_out";
+
     private final Map<String, HandlerRegistration> handlers;
     private final DataSource dataSource;
     private final TransactionTemplate transactions;
@@ -51,6 +57,9 @@ public final class JobRunner {
     private final long startMarginNanos;
     private final FailureBackoff writeFailures;
     private final RetryPolicies policies;
+    private final JsonCodec codec;
+    private final StuckThreads stuck;
+    private final ScheduledThreadPoolExecutor timeLimits;
 
     JobRunner(
             Map<String, HandlerRegistration> handlers,
@@ -63,8 +72,10 @@ public final class JobRunner {
             PostboxListener listener,
             PostboxInstrumentation instrumentation,
             PostboxConfig config,
-            RetryPolicies policies) {
+            RetryPolicies policies,
+            JsonCodec codec) {
         this.handlers = handlers;
+        this.codec = codec;
         this.policies = policies;
         this.dataSource = dataSource;
         this.transactions = transactions;
@@ -79,6 +90,28 @@ public final class JobRunner {
         this.attempts = new AttemptLogger(config.slowAttemptThreshold());
         this.startMarginNanos = startMargin(config).toNanos();
         this.writeFailures = new FailureBackoff(log, "Writing a job's outcome");
+        this.stuck = new StuckThreads(config.stuckThreadLimit());
+        this.timeLimits = DaemonExecutor.singleThread("postbox-time-limit-");
+        // An attempt that ends in time cancels its expiry: drop it from the queue then, not at its time.
+        timeLimits.setRemoveOnCancelPolicy(true);
+    }
+
+    /** The threads stuck in attempts given up for their time limit. */
+    StuckThreads stuckThreads() {
+        return stuck;
+    }
+
+    /**
+     * The time limit of this attempt: the job's own, else its kind's, else the engine's; null for
+     * none.
+     */
+    @Nullable
+    Duration timeLimit(ClaimedJob claimed, HandlerRegistration registration) {
+        if (claimed.ownTimeLimitMillis() > 0) {
+            return Duration.ofMillis(claimed.ownTimeLimitMillis());
+        }
+        Duration kind = registration.timeLimit();
+        return kind != null ? kind : config.attemptTimeLimit().orElse(null);
     }
 
     /**
@@ -216,20 +249,28 @@ public final class JobRunner {
         }
         AttemptOutcome outcome = AttemptOutcome.UNRECORDED;
         Throwable error = null;
+        Duration limit = timeLimit(claimed, registration);
+        // The handler sees its attempt's limit and what is left of it (Job#timeLeft).
+        Job handed = limit == null ? job : job.toBuilder().timeLimit(limit).build();
         try {
             if (registration.isTransactional()) {
                 JobOutcome result = transactions.execute(status -> {
                     JobOutcome answer;
                     try {
                         claimed.enteringHandler();
-                        answer = answer(registration, job);
+                        claimed.callingHandler(Worker.current(), transactionConnection());
+                        expiring(claimed, limit, start);
+                        answer = answer(registration, handed);
                     } catch (RuntimeException e) {
-                        throw e;
+                        throw returned(claimed, e);
                     } catch (Exception e) {
-                        throw new HandlerFailure(e);
+                        throw returned(claimed, new HandlerFailure(e));
                     }
-                    if (answer instanceof JobOutcome.Done) {
-                        completeInTransaction(claimed, millisSince(start));
+                    if (!claimed.handlerReturned()) {
+                        throw new GivenUp(null);
+                    }
+                    if (answer instanceof JobOutcome.Done done) {
+                        completeInTransaction(claimed, millisSince(start), resultJson(job, done));
                     } else {
                         status.setRollbackOnly(); // the job does not complete: neither do the handler's writes
                     }
@@ -246,40 +287,135 @@ public final class JobRunner {
                 }
             } else {
                 claimed.enteringHandler();
-                JobOutcome result = answer(registration, job);
+                claimed.callingHandler(Worker.current(), null);
+                expiring(claimed, limit, start);
+                JobOutcome result;
+                try {
+                    result = answer(registration, handed);
+                } catch (Exception | Error e) {
+                    throw returned(claimed, e);
+                }
+                if (!claimed.handlerReturned()) {
+                    throw new GivenUp(null);
+                }
                 claimed.handlerDone();
-                if (result instanceof JobOutcome.Done) {
+                if (result instanceof JobOutcome.Done done) {
+                    String json = resultJson(job, done);
                     outcome = AttemptOutcome.SUCCESS;
                     long took = millisSince(start);
                     attempts.log(job, "done", Duration.ofMillis(took), null);
-                    completions.add(claimed, took);
+                    completions.add(claimed, took, json);
                 } else {
                     outcome = record(claimed, result, null, start);
                 }
             }
-        } catch (StaleLeaseException e) {
-            outcome = AttemptOutcome.LEASE_LOST;
-            inFlight.remove(claimed);
-            log.warn(
-                    "job {} attempt {}: lease taken over while the handler ran; its transaction rolled back",
-                    job.id(),
-                    job.attempt());
-            listener.staleToken(job.id(), "complete");
-        } catch (HandlerFailure e) {
-            error = e.error();
-            outcome = record(claimed, Outcomes.of(e.error()), e.error(), start);
-        } catch (Exception e) {
-            error = e;
-            outcome = claimed.handlerEntered()
-                    ? record(claimed, Outcomes.of(e), e, start)
-                    : record(claimed, notBegun(e), e, start);
-        } catch (Error e) {
-            error = e;
-            outcome = record(claimed, Outcomes.of(e), e, start);
+        } catch (Exception | Error e) {
+            if (e instanceof GivenUp || !claimed.handlerReturned()) {
+                // given up for its time limit, its outcome written (timed_out): the call came back
+                // late, or failed because its connection was closed; nothing of it is written
+                error = e instanceof GivenUp ? e.getCause() : e;
+                outcome = lateReturn(claimed);
+            } else if (e instanceof ResultRefused refused) {
+                error = e;
+                outcome = record(claimed, JobOutcome.dead(refused.reason()).withCause(ResultRefused.CAUSE), e, start);
+            } else if (e instanceof StaleLeaseException) {
+                outcome = AttemptOutcome.LEASE_LOST;
+                inFlight.remove(claimed);
+                log.warn(
+                        "job {} attempt {}: lease taken over while the handler ran; its transaction rolled back",
+                        job.id(),
+                        job.attempt());
+                listener.staleToken(job.id(), "complete");
+            } else if (e instanceof HandlerFailure failure) {
+                error = failure.error();
+                outcome = record(claimed, Outcomes.of(failure.error()), failure.error(), start);
+            } else if (e instanceof Error) {
+                error = e;
+                outcome = record(claimed, Outcomes.of(e), e, start);
+            } else {
+                error = e;
+                outcome = claimed.handlerEntered()
+                        ? record(claimed, Outcomes.of(e), e, start)
+                        : record(claimed, notBegun((Exception) e), e, start);
+            }
         } finally {
             claimed.handlerDone(); // its outcome is written (or given up): no start mark needed
+            claimed.handlerReturned(); // a call that never began must not be given up later
+            claimed.cancelExpiry();
             instrumentation.ended(observed, job, outcome, error);
         }
+    }
+
+    /** The handler of a given-up attempt came back: its thread is no longer stuck. */
+    private AttemptOutcome lateReturn(ClaimedJob claimed) {
+        Thread.interrupted(); // the give-up's interrupt must not end the worker's next wait
+        stuck.returned(claimed);
+        log.info(
+                "job {} attempt {}: the handler came back after its attempt was given up for its time limit;"
+                        + " what it answered is discarded",
+                claimed.id(),
+                claimed.job().attempt());
+        return AttemptOutcome.TIMED_OUT;
+    }
+
+    /**
+     * What the handler threw, unless its attempt was given up for its time limit first: then that
+     * (with the throwable as its cause), and nothing of this call is written.
+     */
+    private static RuntimeException returned(ClaimedJob claimed, Throwable thrown) {
+        if (!claimed.handlerReturned()) {
+            return new GivenUp(thrown);
+        }
+        if (thrown instanceof RuntimeException e) {
+            return e;
+        }
+        if (thrown instanceof Error e) {
+            throw e;
+        }
+        return new HandlerFailure((Exception) thrown);
+    }
+
+    /** The connection of the transaction the calling thread is in (a transactional attempt's). */
+    private Connection transactionConnection() {
+        Connection c = DataSourceUtils.getConnection(dataSource);
+        DataSourceUtils.releaseConnection(c, dataSource); // the transaction keeps it
+        return c;
+    }
+
+    /** Schedules the attempt's give-up at its limit, when it has one. */
+    private void expiring(ClaimedJob claimed, @Nullable Duration limit, long start) {
+        if (limit != null) {
+            claimed.expiry(
+                    timeLimits.schedule(() -> giveUp(claimed, limit, start), limit.toNanos(), TimeUnit.NANOSECONDS));
+        }
+    }
+
+    /**
+     * The attempt ran past its time limit: gives its handler call up (interrupts it, closes a
+     * transactional handler's connection), then writes the charged attempt as {@code timed_out}:
+     * retried with backoff, or dead-lettered when its budget is spent. The write clears the lease
+     * token, so a late completion of the call is fenced off; leaving the held claims ends its
+     * heartbeat. A handler that has not returned counts as a stuck thread until it does.
+     */
+    void giveUp(ClaimedJob claimed, Duration limit, long start) {
+        Worker worker = claimed.worker();
+        if (!claimed.giveUp(() -> stuck.add(claimed))) {
+            return; // it returned meanwhile
+        }
+        Job job = claimed.job();
+        String reason = "attempt " + job.attempt() + " ran past its time limit of " + limit + ": given up";
+        log.warn(
+                "job {} (kind {}) attempt {}: ran past its time limit of {}; given up (thread interrupted), charged"
+                        + " and retried or dead-lettered",
+                job.id(),
+                job.kind(),
+                job.attempt(),
+                limit);
+        JobOutcome.Retry retry = JobOutcome.retry(reason)
+                .withDetails(new JobOutcome.Details(null, "{\"timeLimitMs\":" + limit.toMillis() + "}"));
+        record(claimed, retry, new AttemptTimedOut(reason), start, TIMED_OUT);
+        // After the write: a handler that honours the interrupt is back by now, and keeps its thread.
+        stuck.replace(claimed, worker);
     }
 
     /**
@@ -310,7 +446,32 @@ public final class JobRunner {
         return answer;
     }
 
-    private void completeInTransaction(ClaimedJob claimed, long durationMillis) {
+    /**
+     * The result of a successful attempt as JSON, or null for none; refused (the job is dead-lettered)
+     * when the codec cannot write it or it is larger than the cap.
+     */
+    private @Nullable String resultJson(Job job, JobOutcome.Done done) {
+        Object result = done.result().orElse(null);
+        if (result == null) {
+            return null;
+        }
+        String json;
+        try {
+            json = NulCharacters.json(codec.toJson(result));
+        } catch (RuntimeException e) {
+            throw new ResultRefused("the result of job " + job.id() + " (kind " + job.kind()
+                    + ") could not be written as JSON by the codec: " + e.getMessage());
+        }
+        int bytes = json == null ? 0 : json.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        if (bytes > config.maxResultBytes()) {
+            throw new ResultRefused("the result of job " + job.id() + " (kind " + job.kind() + ") is " + bytes
+                    + " bytes of JSON, more than the cap of " + config.maxResultBytes()
+                    + " (PostboxConfig maxResultBytes, postbox.max-result-bytes): return less, or raise the cap");
+        }
+        return json;
+    }
+
+    private void completeInTransaction(ClaimedJob claimed, long durationMillis, @Nullable String resultJson) {
         Connection c = DataSourceUtils.getConnection(dataSource);
         try {
             // From the completion on, the transaction holds the job's row: a worker cut off before its
@@ -318,7 +479,7 @@ public final class JobRunner {
             IdleTransactionBound.apply(c);
             List<Long> finished = store.finish(
                     PostboxSchema.of(dataSource).connection(c),
-                    List.of(new JobStore.Completion(claimed.id(), claimed.token(), durationMillis)),
+                    List.of(new JobStore.Completion(claimed.id(), claimed.token(), durationMillis, resultJson)),
                     "done",
                     config.attemptLog() == AttemptLogLevel.ALL);
             if (finished.isEmpty() && !NegativeControls.UNFENCED_COMPLETION) {
@@ -339,6 +500,15 @@ public final class JobRunner {
      * @param thrown what the handler threw, or null when it answered the outcome
      */
     AttemptOutcome record(ClaimedJob claimed, JobOutcome result, @Nullable Throwable thrown, long start) {
+        return record(claimed, result, thrown, start, null);
+    }
+
+    private AttemptOutcome record(
+            ClaimedJob claimed,
+            JobOutcome result,
+            @Nullable Throwable thrown,
+            long start,
+            @Nullable String loggedOutcome) {
         Job job = claimed.job();
         long took = millisSince(start);
         try {
@@ -348,20 +518,36 @@ public final class JobRunner {
             }
             boolean logFailures = config.attemptLog() != AttemptLogLevel.NONE;
             if (result instanceof JobOutcome.Dead dead) {
-                return dead(claimed, dead.reason(), dead.reason(), dead.cause(), dead.details(), took, logFailures);
+                return dead(
+                        claimed,
+                        dead.reason(),
+                        dead.reason(),
+                        dead.cause(),
+                        attemptRecord(dead.reason(), dead.details(), took, loggedOutcome),
+                        logFailures);
             }
             JobOutcome.Retry retry = (JobOutcome.Retry) result;
             // The budget is the job's own (set at enqueue from its request or its kind's policy).
             if (job.isLastAttempt()) {
                 String reason = "attempt " + job.attempt() + " of " + job.maxAttempts() + ": " + retry.reason();
-                return dead(claimed, retry.reason(), reason, null, retry.details(), took, logFailures);
+                return dead(
+                        claimed,
+                        retry.reason(),
+                        reason,
+                        null,
+                        attemptRecord(reason, retry.details(), took, loggedOutcome),
+                        logFailures);
             }
             Duration delay = policies.delay(job, retry, ThreadLocalRandom.current());
             boolean written;
             try (Connection c = dataSource.getConnection()) {
                 c.setAutoCommit(true);
                 written = store.retry(
-                        c, claimed, delay, attemptRecord(retry.reason(), retry.details(), took), logFailures);
+                        c,
+                        claimed,
+                        delay,
+                        attemptRecord(retry.reason(), retry.details(), took, loggedOutcome),
+                        logFailures);
             }
             writeFailures.succeeded();
             attempts.log(job, "retry", Duration.ofMillis(took), retry.reason());
@@ -384,18 +570,17 @@ public final class JobRunner {
             String message,
             String reason,
             @Nullable String cause,
-            JobOutcome.Details details,
-            long took,
+            JobStore.AttemptRecord attempt,
             boolean logFailures)
             throws SQLException {
         Job job = claimed.job();
         boolean written;
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
-            written = store.dead(c, claimed, attemptRecord(message, details, took), cause, logFailures);
+            written = store.dead(c, claimed, attempt, cause, logFailures);
         }
         writeFailures.succeeded();
-        attempts.log(job, "dead", Duration.ofMillis(took), message);
+        attempts.log(job, "dead", Duration.ofMillis(attempt.durationMillis()), message);
         if (written) {
             listener.dead(job, reason);
             return AttemptOutcome.DEAD;
@@ -404,8 +589,9 @@ public final class JobRunner {
         return AttemptOutcome.LEASE_LOST;
     }
 
-    private JobStore.AttemptRecord attemptRecord(String message, JobOutcome.Details details, long took) {
-        return new JobStore.AttemptRecord(workerId, message, took, details.statusCode(), details.json());
+    private JobStore.AttemptRecord attemptRecord(
+            String message, JobOutcome.Details details, long took, @Nullable String loggedOutcome) {
+        return new JobStore.AttemptRecord(workerId, message, took, details.statusCode(), details.json(), loggedOutcome);
     }
 
     private void snooze(ClaimedJob claimed, Duration delay, String reason) throws SQLException {
@@ -471,6 +657,39 @@ public final class JobRunner {
     static final class AnsweredFailure extends RuntimeException {
         AnsweredFailure(String reason) {
             super(reason, null, false, false);
+        }
+    }
+
+    /** A successful attempt's result the engine cannot store: the job is dead-lettered with this cause. */
+    private static final class ResultRefused extends RuntimeException {
+        static final String CAUSE = "postbox.result-refused";
+
+        private final String reason;
+
+        ResultRefused(String reason) {
+            super(reason, null, false, false);
+            this.reason = reason;
+        }
+
+        String reason() {
+            return reason;
+        }
+    }
+
+    /** What the listener is told of an attempt given up for its time limit. */
+    static final class AttemptTimedOut extends RuntimeException {
+        AttemptTimedOut(String reason) {
+            super(reason, null, false, false);
+        }
+    }
+
+    /**
+     * The handler call returned (or threw, the cause) after its attempt had been given up for its
+     * time limit: nothing of it counts, and a transactional handler's transaction rolls back.
+     */
+    private static final class GivenUp extends RuntimeException {
+        GivenUp(@Nullable Throwable cause) {
+            super("the attempt was given up for its time limit", cause, false, false);
         }
     }
 

@@ -27,13 +27,15 @@ import org.jspecify.annotations.Nullable;
 public final class JobStore {
 
     static final String ARCHIVE_COLUMNS = "id, queue, kind, endpoint, ordering_key, idempotency_key, fire_key,"
-            + " payload, headers, priority, tenant, state, attempts, max_attempts, last_error, created_at, started_at,"
-            + " finished_at";
+            + " payload, headers, priority, tenant, tags, state, attempts, max_attempts, last_error, created_at,"
+            + " started_at, finished_at";
+    /** The dead letter's columns; the job's own time limit follows them, for a replay. */
     static final String DEAD_COLUMNS = "id, queue, kind, endpoint, ordering_key, idempotency_key, fire_key,"
-            + " payload, headers, priority, tenant, attempts, max_attempts, last_error, created_at, started_at,"
-            + " dead_at";
-    static final String COPY_COLUMNS =
-            "id, queue, kind, endpoint, ordering_key, idempotency_key, fire_key, payload, headers, priority, tenant";
+            + " payload, headers, priority, tenant, tags, attempts, max_attempts, last_error, created_at, started_at,"
+            + " dead_at, time_limit_ms";
+    /** What a finished or dead job takes from its live row, in the order of the lists above. */
+    static final String COPY_COLUMNS = "id, queue, kind, endpoint, ordering_key, idempotency_key, fire_key, payload,"
+            + " headers, priority, tenant, tags";
 
     /**
      * Marks the completion statement. The chaos suite's crash points find it by this marker (not
@@ -42,13 +44,14 @@ public final class JobStore {
     static final String FINISH_MARKER = "/* postbox:finish */";
 
     private static final String FINISH = FINISH_MARKER
-            + " WITH c AS (SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::bigint[])"
-            + "   AS c(id, token, duration_ms)),"
+            + " WITH c AS (SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::bigint[], ?::text[])"
+            + "   AS c(id, token, duration_ms, result)),"
             + " done AS (DELETE FROM outbox_job j USING c"
             + "   WHERE j.id = c.id AND j.lease_token = c.token"
-            + "   RETURNING j.*, c.duration_ms),"
-            + " archived AS (INSERT INTO outbox_job_archive (" + ARCHIVE_COLUMNS + ")"
-            + "   SELECT " + COPY_COLUMNS + ", ?, attempts, max_attempts, last_error, created_at, started_at, now()"
+            + "   RETURNING j.*, c.duration_ms, c.result AS result_json),"
+            + " archived AS (INSERT INTO outbox_job_archive (" + ARCHIVE_COLUMNS + ", result)"
+            + "   SELECT " + COPY_COLUMNS + ", ?, attempts, max_attempts, last_error, created_at, started_at, now(),"
+            + "     result_json::jsonb"
             + "   FROM done),"
             + " logged AS (INSERT INTO outbox_attempt"
             + "   (job_id, attempt, worker, lease_token, started_at, outcome, duration_ms)"
@@ -62,16 +65,18 @@ public final class JobStore {
             + "   RETURNING id, attempts, started_at),"
             + " logged AS (INSERT INTO outbox_attempt (job_id, attempt, worker, lease_token, started_at, outcome,"
             + "   error, duration_ms, status_code, detail)"
-            + "   SELECT id, attempts, ?, ?, started_at, 'retry', ?, ?, ?, ?::jsonb FROM f WHERE ?)"
+            + "   SELECT id, attempts, ?, ?, started_at, ?, ?, ?, ?, ?::jsonb FROM f WHERE ?)"
             + " SELECT count(*) FROM f";
 
     private static final String DEAD = "WITH d AS (DELETE FROM outbox_job"
             + "   WHERE id = ? AND lease_token = ? RETURNING *),"
             + " dl AS (INSERT INTO outbox_dead_letter (" + DEAD_COLUMNS + ", cause)"
-            + "   SELECT " + COPY_COLUMNS + ", attempts, max_attempts, ?, created_at, started_at, now(), ? FROM d),"
+            + "   SELECT " + COPY_COLUMNS
+            + ", attempts, max_attempts, ?, created_at, started_at, now(), time_limit_ms, ?"
+            + "   FROM d),"
             + " logged AS (INSERT INTO outbox_attempt (job_id, attempt, worker, lease_token, started_at, outcome,"
             + "   error, duration_ms, status_code, detail)"
-            + "   SELECT id, attempts, lease_owner, lease_token, started_at, 'dead', ?, ?, ?, ?::jsonb FROM d WHERE ?)"
+            + "   SELECT id, attempts, lease_owner, lease_token, started_at, ?, ?, ?, ?, ?::jsonb FROM d WHERE ?)"
             + " SELECT count(*) FROM d";
 
     /** Puts jobs back and refunds the attempt their claim counted. */
@@ -87,8 +92,17 @@ public final class JobStore {
             + "   SELECT id, attempts + 1, ?, token, started_at, 'released', ? FROM r WHERE ?)"
             + " SELECT id FROM r";
 
-    /** One finished job with its fencing token and handler duration. */
-    public record Completion(long id, long token, long durationMillis) {}
+    /** One finished job with its fencing token, handler duration and result (JSON, or null). */
+    public record Completion(
+            long id,
+            long token,
+            long durationMillis,
+            @Nullable String resultJson) {
+
+        public Completion(long id, long token, long durationMillis) {
+            this(id, token, durationMillis, null);
+        }
+    }
 
     /**
      * Moves the jobs whose tokens still hold to the archive in state {@code done} or {@code expired};
@@ -99,7 +113,9 @@ public final class JobStore {
         List<Long> ids = new ArrayList<>(completions.size());
         List<Long> tokens = new ArrayList<>(completions.size());
         List<Long> durations = new ArrayList<>(completions.size());
+        String[] results = new String[completions.size()];
         for (Completion completion : completions) {
+            results[ids.size()] = completion.resultJson();
             ids.add(completion.id());
             tokens.add(completion.token());
             durations.add(completion.durationMillis());
@@ -108,8 +124,9 @@ public final class JobStore {
             ps.setArray(1, Sql.bigints(c, ids));
             ps.setArray(2, Sql.bigints(c, tokens));
             ps.setArray(3, Sql.bigints(c, durations));
-            ps.setString(4, state);
-            ps.setBoolean(5, logAttempts);
+            ps.setArray(4, c.createArrayOf("text", results));
+            ps.setString(5, state);
+            ps.setBoolean(6, logAttempts);
             List<Long> finished = new ArrayList<>(completions.size());
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -120,13 +137,33 @@ public final class JobStore {
         }
     }
 
-    /** What an attempt leaves in the log beyond its outcome. */
+    /**
+     * What an attempt leaves in the log.
+     *
+     * @param outcome the logged outcome when it is not the write's own ({@code retry}, {@code dead}):
+     *     {@code timed_out} for an attempt given up for its time limit; null for the write's own
+     */
     public record AttemptRecord(
             String workerId,
             String error,
             long durationMillis,
             @Nullable Integer statusCode,
-            @Nullable String detailJson) {}
+            @Nullable String detailJson,
+            @Nullable String outcome) {
+
+        public AttemptRecord(
+                String workerId,
+                String error,
+                long durationMillis,
+                @Nullable Integer statusCode,
+                @Nullable String detailJson) {
+            this(workerId, error, durationMillis, statusCode, detailJson, null);
+        }
+
+        String outcomeOr(String own) {
+            return outcome != null ? outcome : own;
+        }
+    }
 
     /** Schedules a retry after {@code delay}; {@code false} when the token was stale. */
     public boolean retry(Connection c, ClaimedJob claimed, Duration delay, AttemptRecord attempt, boolean log)
@@ -138,8 +175,9 @@ public final class JobStore {
             ps.setLong(4, claimed.token());
             ps.setString(5, attempt.workerId());
             ps.setLong(6, claimed.token());
-            bindAttempt(ps, 7, attempt);
-            ps.setBoolean(11, log);
+            ps.setString(7, attempt.outcomeOr("retry"));
+            bindAttempt(ps, 8, attempt);
+            ps.setBoolean(12, log);
             return count(ps) > 0;
         }
     }
@@ -155,8 +193,9 @@ public final class JobStore {
             ps.setLong(2, claimed.token());
             ps.setString(3, Sql.errorText(attempt.error()));
             ps.setString(4, cause);
-            bindAttempt(ps, 5, attempt);
-            ps.setBoolean(9, log);
+            ps.setString(5, attempt.outcomeOr("dead"));
+            bindAttempt(ps, 6, attempt);
+            ps.setBoolean(10, log);
             return count(ps) > 0;
         }
     }

@@ -10,6 +10,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.sql.Types;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.ToIntFunction;
@@ -23,9 +25,9 @@ public final class JobWriter {
 
     private static final String COLUMNS =
             "queue, kind, endpoint, ordering_key, idempotency_key, fire_key, payload, headers, priority,"
-                    + " max_attempts, run_at, expires_at, tenant";
+                    + " max_attempts, run_at, expires_at, tenant, time_limit_ms, tags";
     private static final String VALUES = "?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?,"
-            + " coalesce(?::timestamptz, now() + ?::bigint * interval '1 millisecond'), ?, ?";
+            + " coalesce(?::timestamptz, now() + ?::bigint * interval '1 millisecond'), ?, ?, ?, ?::text[]";
 
     private static final String INSERT =
             "INSERT INTO outbox_job (" + COLUMNS + ") VALUES (" + VALUES + ") RETURNING id, txid_current()";
@@ -257,6 +259,18 @@ public final class JobWriter {
         ps.setLong(i++, r.delay().toMillis());
         Sql.setTimestamp(ps, i++, r.expiresAt().orElse(null));
         ps.setString(i++, r.tenant().orElse(null));
+        Duration limit = r.timeLimit().orElse(null);
+        if (limit == null) {
+            ps.setNull(i++, Types.INTEGER);
+        } else {
+            ps.setInt(i++, (int) limit.toMillis());
+        }
+        String[] tags = JobTags.elements(r.tags());
+        if (tags == null) {
+            ps.setNull(i++, Types.ARRAY);
+        } else {
+            ps.setArray(i++, ps.getConnection().createArrayOf("text", tags));
+        }
         return i;
     }
 }

@@ -99,7 +99,7 @@ public final class LeaseStore {
             + "   SELECT " + JobStore.COPY_COLUMNS + ", attempts, max_attempts,"
             + "     'lease expired on attempt ' || attempts || ' of ' || max_attempts"
             + "       || ': worker ' || coalesce(lease_owner, '?') || ' stopped or hung',"
-            + "     created_at, started_at, now()"
+            + "     created_at, started_at, now(), time_limit_ms"
             + "   FROM dead),"
             + " retried AS (UPDATE outbox_job j SET state = 'retry',"
             + "   run_at = now() + e.delay_ms * interval '1 millisecond',"

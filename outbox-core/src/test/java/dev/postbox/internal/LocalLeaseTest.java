@@ -93,7 +93,8 @@ class LocalLeaseTest {
                 listener,
                 dev.postbox.PostboxInstrumentation.NO_OP,
                 config,
-                new RetryPolicies(config.retryPolicy(), Map.of()));
+                new RetryPolicies(config.retryPolicy(), Map.of()),
+                dev.postbox.JsonCodec.jackson());
     }
 
     private List<Long> enqueue(int n) {

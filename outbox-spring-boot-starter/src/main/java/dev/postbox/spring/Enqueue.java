@@ -68,6 +68,14 @@ public @interface Enqueue {
      */
     String tenant() default "";
 
+    /**
+     * Tags to find the job by, each {@code "key=SpEL"}: a literal key, then the expression of its value
+     * (e.g. {@code {"customer=#order.customerId", "request=#requestId"}}). A value that evaluates to
+     * null leaves its tag out. Keys and values follow {@code JobRequest.Builder#tag}'s rules; a bad key
+     * fails the startup, a bad value the enqueue.
+     */
+    String[] tags() default {};
+
     /** SpEL for a condition; the job is written only when it evaluates to {@code true}. */
     String condition() default "";
 

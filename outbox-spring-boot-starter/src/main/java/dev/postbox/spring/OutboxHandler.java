@@ -50,4 +50,11 @@ public @interface OutboxHandler {
 
     /** Backoff cap, e.g. {@code "1m"}; empty means {@code postbox.retry.cap}. */
     String backoffCap() default "";
+
+    /**
+     * Time limit of each attempt, e.g. {@code "30s"}; empty means {@code postbox.worker.attempt-time-limit}
+     * (a job's own limit, {@code JobRequest.Builder#timeLimit}, wins over both). An attempt past it is
+     * given up: its thread is interrupted and it is retried or dead-lettered.
+     */
+    String timeLimit() default "";
 }

@@ -37,6 +37,12 @@ public class PostboxProperties {
     /** Largest accepted payload, in bytes of JSON; larger payloads are refused at enqueue. */
     private int maxPayloadBytes = PostboxConfig.DEFAULT_MAX_PAYLOAD_BYTES;
 
+    /**
+     * Largest result a handler may return with its job ({@code JobOutcome.done(result)}), in bytes of
+     * JSON; a larger one dead-letters the job, naming the job and this cap.
+     */
+    private int maxResultBytes = PostboxConfig.DEFAULT_MAX_RESULT_BYTES;
+
     /** How long an idempotency key is remembered: a second enqueue with the key within it is a no-op. */
     private Duration idempotencyWindow = PostboxConfig.DEFAULT_IDEMPOTENCY_WINDOW;
 
@@ -130,6 +136,14 @@ public class PostboxProperties {
 
     public int getMaxPayloadBytes() {
         return maxPayloadBytes;
+    }
+
+    public int getMaxResultBytes() {
+        return maxResultBytes;
+    }
+
+    public void setMaxResultBytes(int maxResultBytes) {
+        this.maxResultBytes = PropertyChecks.between(maxResultBytes, 1, Integer.MAX_VALUE, "postbox.max-result-bytes");
     }
 
     public void setMaxPayloadBytes(int maxPayloadBytes) {
@@ -322,6 +336,21 @@ public class PostboxProperties {
         private Duration slowAttemptThreshold = PostboxConfig.DEFAULT_SLOW_ATTEMPT_THRESHOLD;
 
         /**
+         * Time limit of each attempt whose job and kind set none ({@code postbox.handlers.<kind>.time-limit},
+         * {@code @OutboxHandler(timeLimit)}). An attempt past it is given up: its thread is interrupted,
+         * a transactional handler's transaction rolled back, and the attempt charged and logged
+         * {@code timed_out}, then retried or dead-lettered. Unset (default): no limit.
+         */
+        private @Nullable Duration attemptTimeLimit;
+
+        /**
+         * Handler threads stuck in given-up attempts (their handlers ignored the interrupt) that are
+         * replaced by new ones; beyond this many none is, and the {@code postbox} health contributor
+         * reports DOWN. Unset: the concurrency.
+         */
+        private @Nullable Integer stuckThreadLimit;
+
+        /**
          * Caps on the jobs of a queue this process holds at once (claimed jobs count), by queue name.
          * For a cap across all processes use the admin endpoint or {@code PostboxAdmin.setMaxConcurrency}.
          */
@@ -454,6 +483,27 @@ public class PostboxProperties {
             return slowAttemptThreshold;
         }
 
+        public @Nullable Duration getAttemptTimeLimit() {
+            return attemptTimeLimit;
+        }
+
+        public void setAttemptTimeLimit(@Nullable Duration attemptTimeLimit) {
+            this.attemptTimeLimit = attemptTimeLimit == null
+                    ? null
+                    : PropertyChecks.positive(attemptTimeLimit, "postbox.worker.attempt-time-limit");
+        }
+
+        public @Nullable Integer getStuckThreadLimit() {
+            return stuckThreadLimit;
+        }
+
+        public void setStuckThreadLimit(@Nullable Integer stuckThreadLimit) {
+            this.stuckThreadLimit = stuckThreadLimit == null
+                    ? null
+                    : PropertyChecks.between(
+                            stuckThreadLimit, 0, Integer.MAX_VALUE, "postbox.worker.stuck-thread-limit");
+        }
+
         public void setSlowAttemptThreshold(Duration slowAttemptThreshold) {
             this.slowAttemptThreshold = slowAttemptThreshold;
         }
@@ -562,6 +612,9 @@ public class PostboxProperties {
         /** Whether the handler runs in the transaction that completes the job. */
         private @Nullable Boolean transactional;
 
+        /** Time limit of each attempt of this kind (over {@code postbox.worker.attempt-time-limit}). */
+        private @Nullable Duration timeLimit;
+
         public @Nullable Integer getMaxAttempts() {
             return maxAttempts;
         }
@@ -592,6 +645,15 @@ public class PostboxProperties {
 
         public void setTransactional(@Nullable Boolean transactional) {
             this.transactional = transactional;
+        }
+
+        public @Nullable Duration getTimeLimit() {
+            return timeLimit;
+        }
+
+        public void setTimeLimit(@Nullable Duration timeLimit) {
+            this.timeLimit =
+                    timeLimit == null ? null : PropertyChecks.positive(timeLimit, "postbox.handlers.<kind>.time-limit");
         }
     }
 

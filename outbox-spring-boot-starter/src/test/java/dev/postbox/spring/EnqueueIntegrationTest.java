@@ -38,7 +38,11 @@ class EnqueueIntegrationTest {
         }
 
         @Transactional
-        @Enqueue(kind = "reserve-stock", idempotencyKey = "'reserve-' + #result.id", orderingKey = "#sku")
+        @Enqueue(
+                kind = "reserve-stock",
+                idempotencyKey = "'reserve-' + #result.id",
+                orderingKey = "#sku",
+                tags = {"order=#result.id", "sku=#sku", "none=null"})
         @Enqueue(
                 kind = "receipt",
                 payload = "new dev.postbox.spring.EnqueueIntegrationTest$Receipt(#result.id, 'thanks')",
@@ -90,6 +94,12 @@ class EnqueueIntegrationTest {
             assertThat(reserve.idempotencyKey()).isEqualTo("reserve-1");
             assertThat(reserve.orderingKey()).isEqualTo("sku-1");
             assertThat(reserve.queue()).isEqualTo("default");
+            assertThat(context.getBean(JdbcTemplate.class)
+                            .queryForObject(
+                                    "SELECT array_to_string(tags, ',') FROM outbox_job WHERE kind = 'reserve-stock'",
+                                    String.class))
+                    .as("tags from SpEL; a null value leaves its tag out")
+                    .isEqualTo("order=1,sku=sku-1");
 
             EnqueuedJob receipt = helper.assertEnqueued("receipt", Receipt.class, r -> r.orderId() == 1);
             assertThat(receipt.queue()).isEqualTo("mail");
@@ -201,6 +211,12 @@ class EnqueueIntegrationTest {
                     .hasMessageContaining("BadDelay.run()")
                     .hasMessageContaining("'soon' is not a duration");
         });
+        TestDataSources.withSchema(base()).withBean(BadTagKey.class).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure())
+                    .hasMessageContaining("BadTagKey.run()")
+                    .hasMessageContaining("tag key 'the customer'");
+        });
         TestDataSources.withSchema(base()).withBean(VoidWithoutPayload.class).run(context -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure())
@@ -211,6 +227,13 @@ class EnqueueIntegrationTest {
 
     static class BadDelay {
         @Enqueue(kind = "x", delay = "soon")
+        public String run() {
+            return "x";
+        }
+    }
+
+    static class BadTagKey {
+        @Enqueue(kind = "x", tags = "the customer=#p0")
         public String run() {
             return "x";
         }

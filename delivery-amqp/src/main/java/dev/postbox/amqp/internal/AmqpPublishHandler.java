@@ -29,7 +29,11 @@ public final class AmqpPublishHandler extends RelayPublishHandler<AmqpDestinatio
     protected JobOutcome publish(Job job, AmqpDestination destination, RelayMessage message) throws Exception {
         try {
             publisher.publish(
-                    destination.exchange(), destination.routingKey(), properties(job, message), message.body());
+                    destination.exchange(),
+                    destination.routingKey(),
+                    properties(job, message),
+                    message.body(),
+                    job.timeLeft().orElse(null));
             return JobOutcome.done();
         } catch (ConfirmedPublisher.PublishFailure e) {
             return JobOutcome.retry("AMQP destination '" + destination.name() + "' (exchange '" + destination.exchange()

@@ -46,6 +46,19 @@ public final class ConfirmedPublisher implements AutoCloseable {
     /** Publishes and waits for the broker's confirm; throws with the broker's reason otherwise. */
     public void publish(String exchange, String routingKey, AMQP.BasicProperties properties, byte[] body)
             throws PublishFailure, InterruptedException {
+        publish(exchange, routingKey, properties, body, null);
+    }
+
+    /**
+     * As {@link #publish(String, String, AMQP.BasicProperties, byte[])}, waiting for the confirm no
+     * longer than {@code budget} (what is left of the job attempt's time limit) when it is shorter.
+     */
+    public void publish(
+            String exchange, String routingKey, AMQP.BasicProperties properties, byte[] body, @Nullable Duration budget)
+            throws PublishFailure, InterruptedException {
+        Duration confirmTimeout = budget != null && budget.compareTo(this.confirmTimeout) < 0
+                ? (budget.toMillis() < 1 ? Duration.ofMillis(1) : budget)
+                : this.confirmTimeout;
         PooledChannel channel = borrow();
         boolean healthy = false;
         try {

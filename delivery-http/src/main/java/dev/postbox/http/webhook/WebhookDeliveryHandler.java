@@ -302,7 +302,8 @@ final class WebhookDeliveryHandler implements OutcomeHandler {
                 .traceparent(context.get(TRACEPARENT))
                 .tracestate(context.get(TRACESTATE))
                 .headers(endpoint.headers())
-                .timeouts(endpoint.timeouts().orElse(null));
+                .timeouts(endpoint.timeouts().orElse(null))
+                .timeBudget(job.timeLeft().orElse(null));
         String eventType = job.headers().get(EVENT_TYPE_JOB_HEADER);
         if (eventType != null) {
             request.header(Webhooks.EVENT_TYPE_HEADER, eventType);

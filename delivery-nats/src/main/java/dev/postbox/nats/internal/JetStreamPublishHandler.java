@@ -39,8 +39,13 @@ public final class JetStreamPublishHandler extends RelayPublishHandler<NatsDesti
 
     @Override
     protected JobOutcome publish(Job job, NatsDestination destination, RelayMessage message) throws Exception {
+        // never waits for the ack past the attempt's time limit
+        Duration timeout = job.timeLeft()
+                .filter(left -> left.compareTo(ackTimeout) < 0)
+                .map(left -> left.isZero() ? Duration.ofMillis(1) : left)
+                .orElse(ackTimeout);
         PublishOptions.Builder publish =
-                PublishOptions.builder().messageId(message.key()).streamTimeout(ackTimeout);
+                PublishOptions.builder().messageId(message.key()).streamTimeout(timeout);
         String expectedStream = destination.expectedStream();
         if (expectedStream != null) {
             publish.expectedStream(expectedStream);

@@ -28,6 +28,6 @@ public final class PostboxHealthAutoConfiguration {
     @ConditionalOnMissingBean(name = "postboxHealthIndicator")
     @ConditionalOnEnabledHealthIndicator("postbox")
     PostboxHealthIndicator postboxHealthIndicator(Postbox postbox, PostboxHealthProperties properties) {
-        return new PostboxHealthIndicator(postbox.admin(), properties);
+        return new PostboxHealthIndicator(postbox, properties);
     }
 }

@@ -2,6 +2,7 @@ package dev.postbox.spring.endpoint;
 
 import dev.postbox.JobDetails;
 import dev.postbox.PostboxAdmin;
+import dev.postbox.TaggedJob;
 import dev.postbox.TenantAdmin;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -11,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -23,7 +25,10 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  * with its attempt history, wherever it is (live, archive, dead; 404 when unknown), and {@code DELETE
  * /actuator/postboxjobs/{id}} cancels a waiting (pending or retry) job (a write operation; see {@link
  * PostboxEndpoint} for access and audit); {@code ?tenant=} limits both to that tenant's jobs (an
- * id, or {@value PostboxTenantsEndpoint#DEFAULT_TENANT}): another tenant's job is not found.
+ * id, or {@value PostboxTenantsEndpoint#DEFAULT_TENANT}): another tenant's job is not found. {@code
+ * GET /actuator/postboxjobs?tag=customer=42&tenant=acme} finds a tenant's jobs by their tags (live,
+ * archived, dead; newest first). A job's result is shown with its payload, only when {@code
+ * postbox.admin.show-payloads=true}; its tags always.
  */
 @Endpoint(id = "postboxjobs", defaultAccess = Access.READ_ONLY)
 public class PostboxJobsEndpoint {
@@ -52,6 +57,33 @@ public class PostboxJobsEndpoint {
                         : PostboxTenantsEndpoint.forTenant(admin, named).job(id))
                 .map(job -> JobView.of(job, properties.isShowPayloads()))
                 .orElse(null);
+    }
+
+    /**
+     * The jobs of {@code tenant} (an id or {@value PostboxTenantsEndpoint#DEFAULT_TENANT}; absent: the
+     * default tenant) carrying every tag given as {@code tag=key=value} (repeated, or comma-separated:
+     * a value with a comma cannot be searched here, use {@code PostboxAdmin.jobsTagged}), newest
+     * first, at most {@code limit} (1 to 1000, default 100).
+     */
+    @ReadOperation
+    public List<TaggedJob> jobs(String[] tag, @Nullable String tenant, @Nullable Integer limit) {
+        Map<String, String> tags = new LinkedHashMap<>();
+        for (String t : tag) {
+            String text = t.trim();
+            int split = text.indexOf('=');
+            if (split <= 0) {
+                throw new InvalidEndpointRequestException(
+                        "tag must be key=value, e.g. tag=customer=42, was '" + text + "'", "bad tag");
+            }
+            tags.put(text.substring(0, split), text.substring(split + 1));
+        }
+        String key = PostboxTenantsEndpoint.key(tenant);
+        int max = RequestChecks.limit("limit", limit, 100, 1, 1000);
+        try {
+            return admin.jobsTagged(key == null || key.isEmpty() ? null : key, tags, max);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidEndpointRequestException(String.valueOf(e.getMessage()), "bad tag");
+        }
     }
 
     /**
@@ -103,7 +135,44 @@ public class PostboxJobsEndpoint {
             @Nullable Instant finishedAt,
             boolean payloadShown,
             @Nullable String payloadJson,
-            List<JobDetails.Attempt> history) {
+            List<JobDetails.Attempt> history,
+            @Nullable String resultJson,
+            Map<String, String> tags,
+            @Nullable Long timeLimitMillis) {
+
+        /** A view without result, tags and time limit (as before they existed). */
+        public JobView(
+                long id,
+                String queue,
+                String kind,
+                String state,
+                int attempts,
+                int maxAttempts,
+                @Nullable Instant runAt,
+                @Nullable String lastError,
+                Instant createdAt,
+                @Nullable Instant finishedAt,
+                boolean payloadShown,
+                @Nullable String payloadJson,
+                List<JobDetails.Attempt> history) {
+            this(
+                    id,
+                    queue,
+                    kind,
+                    state,
+                    attempts,
+                    maxAttempts,
+                    runAt,
+                    lastError,
+                    createdAt,
+                    finishedAt,
+                    payloadShown,
+                    payloadJson,
+                    history,
+                    null,
+                    Map.of(),
+                    null);
+        }
 
         static JobView of(JobDetails j, boolean showPayload) {
             return new JobView(
@@ -119,7 +188,10 @@ public class PostboxJobsEndpoint {
                     j.finishedAt(),
                     showPayload,
                     showPayload ? j.payloadJson() : null,
-                    j.history());
+                    j.history(),
+                    showPayload ? j.resultJson() : null,
+                    j.tags(),
+                    j.timeLimitMillis());
         }
     }
 }

@@ -26,7 +26,37 @@ record QueueHealth(
     static final String UP = "UP";
     static final String DOWN = "DOWN";
 
+    /** This process's handler threads stuck in attempts given up for their time limit, and how many it tolerates. */
+    record StuckThreads(int stuck, int limit) {}
+
     static QueueHealth assess(Supplier<List<QueueStats>> stats, PostboxHealthProperties properties) {
+        return assess(stats, null, properties);
+    }
+
+    static QueueHealth assess(
+            Supplier<List<QueueStats>> stats, @Nullable StuckThreads threads, PostboxHealthProperties properties) {
+        QueueHealth queues = assessQueues(stats, properties);
+        if (threads == null) {
+            return queues;
+        }
+        Map<String, Object> details = new LinkedHashMap<>(queues.details());
+        details.put("stuckThreads", threads.stuck());
+        details.put("stuckThreadLimit", threads.limit());
+        if (threads.stuck() <= threads.limit()) {
+            return new QueueHealth(queues.status(), details, queues.failure());
+        }
+        List<String> reasons = new ArrayList<>();
+        if (details.get("reasons") instanceof List<?> earlier) {
+            earlier.forEach(r -> reasons.add(String.valueOf(r)));
+        }
+        reasons.add(threads.stuck() + " handler threads are stuck in attempts given up for their time limit, more than"
+                + " postbox.worker.stuck-thread-limit (" + threads.limit() + "): this process runs fewer jobs than"
+                + " configured; fix the handler that ignores interrupts and restart it");
+        details.put("reasons", reasons);
+        return new QueueHealth(DOWN, details, queues.failure());
+    }
+
+    private static QueueHealth assessQueues(Supplier<List<QueueStats>> stats, PostboxHealthProperties properties) {
         List<QueueStats> queues;
         try {
             queues = stats.get();

@@ -44,7 +44,8 @@ final class EnqueueMethod {
                     enqueue.tenant(),
                     enqueue.condition(),
                     enqueue.delay(),
-                    enqueue.priority());
+                    enqueue.priority(),
+                    enqueue.tags());
             if (!template.hasPayloadExpression()) {
                 Class<?> returnType = method.getReturnType();
                 if (returnType == void.class || returnType == Void.class) {

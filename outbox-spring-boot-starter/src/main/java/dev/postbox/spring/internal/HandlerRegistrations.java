@@ -39,7 +39,11 @@ public final class HandlerRegistrations {
         Duration base = duration(handler, "backoffBase", annotation.backoffBase(), defaults.base());
         Duration cap = duration(handler, "backoffCap", annotation.backoffCap(), defaults.cap());
         boolean transactional = annotation.transactional();
+        @Nullable
+        Duration timeLimit = parseOptionalDuration(
+                annotation.timeLimit(), () -> "@OutboxHandler(timeLimit) on " + handler.describe());
         if (overrides != null) {
+            timeLimit = overrides.getTimeLimit() != null ? overrides.getTimeLimit() : timeLimit;
             maxAttempts = overrides.getMaxAttempts() != null ? overrides.getMaxAttempts() : maxAttempts;
             base = overrides.getBase() != null ? overrides.getBase() : base;
             cap = overrides.getCap() != null ? overrides.getCap() : cap;
@@ -60,7 +64,16 @@ public final class HandlerRegistrations {
         }
         return HandlerRegistration.of(handler.kind(), new HandlerMethodInvoker(beanFactory, handler))
                 .transactional(transactional)
-                .retryPolicy(policy);
+                .retryPolicy(policy)
+                .timeLimit(positive(timeLimit, handler));
+    }
+
+    private static @Nullable Duration positive(@Nullable Duration timeLimit, HandlerMethod handler) {
+        if (timeLimit != null && (timeLimit.isZero() || timeLimit.isNegative())) {
+            throw new IllegalStateException("The time limit of job kind '" + handler.kind() + "' (" + handler.describe()
+                    + ", @OutboxHandler(timeLimit)) must be positive, was " + timeLimit);
+        }
+        return timeLimit;
     }
 
     private static Duration duration(HandlerMethod handler, String attribute, String text, Duration fallback) {

@@ -2,6 +2,8 @@ package dev.postbox.spring.internal;
 
 import dev.postbox.JobRequest;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.expression.EvaluationContext;
@@ -28,6 +30,7 @@ final class JobTemplate {
     private final @Nullable Expression condition;
     private final Duration delay;
     private final int priority;
+    private final Map<String, Expression> tags;
 
     JobTemplate(
             ExpressionParser parser,
@@ -42,6 +45,36 @@ final class JobTemplate {
             String condition,
             String delay,
             int priority) {
+        this(
+                parser,
+                where,
+                kind,
+                queue,
+                destination,
+                payload,
+                idempotencyKey,
+                orderingKey,
+                tenant,
+                condition,
+                delay,
+                priority,
+                new String[0]);
+    }
+
+    JobTemplate(
+            ExpressionParser parser,
+            String where,
+            String kind,
+            String queue,
+            String destination,
+            String payload,
+            String idempotencyKey,
+            String orderingKey,
+            String tenant,
+            String condition,
+            String delay,
+            int priority,
+            String[] tags) {
         this.where = where;
         if (kind.isBlank()) {
             throw new IllegalStateException(where + " has a blank kind: name the job kind, e.g. kind = \"send-mail\"");
@@ -61,6 +94,25 @@ final class JobTemplate {
                     + JobRequest.MAX_PRIORITY + ", was " + priority);
         }
         this.priority = priority;
+        Map<String, Expression> parsedTags = new LinkedHashMap<>();
+        for (String tag : tags) {
+            int split = tag.indexOf('=');
+            String key = split < 0 ? tag : tag.substring(0, split).trim();
+            if (split < 0 || split == tag.length() - 1) {
+                throw new IllegalStateException(
+                        where + ": tag \"" + tag + "\" must be \"key=SpEL\", e.g." + " \"customer=#order.customerId\"");
+            }
+            try {
+                JobRequest.builder(kind).tag(key, "x"); // the key's rules, at startup
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException(where + ": " + e.getMessage(), e);
+            }
+            Expression value = parse(parser, "tag " + key, tag.substring(split + 1));
+            if (value != null) {
+                parsedTags.put(key, value);
+            }
+        }
+        this.tags = Map.copyOf(parsedTags);
     }
 
     private @Nullable Expression parse(ExpressionParser parser, String attribute, String text) {
@@ -136,6 +188,16 @@ final class JobTemplate {
         }
         if (destination != null) {
             builder.endpoint(destination);
+        }
+        for (Map.Entry<String, Expression> tag : tags.entrySet()) {
+            Object value = evaluate(tag.getValue(), "tag " + tag.getKey(), context, Object.class);
+            if (value != null) {
+                try {
+                    builder.tag(tag.getKey(), value.toString());
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalStateException(where + ": " + e.getMessage(), e);
+                }
+            }
         }
         return builder.build();
     }

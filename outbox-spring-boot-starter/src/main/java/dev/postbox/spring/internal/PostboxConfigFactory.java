@@ -36,6 +36,7 @@ public final class PostboxConfigFactory {
                 .attemptLog(properties.getAttemptLog())
                 .idempotencyWindow(properties.getIdempotencyWindow())
                 .maxPayloadBytes(properties.getMaxPayloadBytes())
+                .maxResultBytes(properties.getMaxResultBytes())
                 .unknownKindDelay(properties.getUnknownKindDelay())
                 .notifyInterval(properties.getNotifyInterval())
                 .transactionMode(properties.getTransactionMode())
@@ -49,6 +50,10 @@ public final class PostboxConfigFactory {
             b.tenantConcurrency(tenants.getConcurrency());
         }
         tenants.getConcurrencyOverrides().forEach(b::tenantConcurrency);
+        b.attemptTimeLimit(worker.getAttemptTimeLimit());
+        if (worker.getStuckThreadLimit() != null) {
+            b.stuckThreadLimit(worker.getStuckThreadLimit());
+        }
         if (worker.getPrefetch() != null) {
             b.prefetch(worker.getPrefetch());
         }

@@ -69,6 +69,13 @@ public final class PostboxMetrics {
     /** The {@code tenant} tag of the tenants beyond the worst N. */
     public static final String OTHER_TENANTS_TAG = "(other)";
 
+    /**
+     * Gauge of this process's handler threads stuck in attempts given up for their time limit (their
+     * handlers ignored the interrupt and have not returned); above {@code
+     * postbox.worker.stuck-thread-limit} the health contributor reports DOWN.
+     */
+    public static final String STUCK_THREADS = "postbox.worker.stuck.threads";
+
     /** Gauge of dead letters per queue; tag {@code queue}. */
     public static final String DLQ_DEPTH = "postbox.dlq.depth";
 

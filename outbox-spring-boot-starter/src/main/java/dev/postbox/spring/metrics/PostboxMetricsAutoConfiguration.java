@@ -1,7 +1,9 @@
 package dev.postbox.spring.metrics;
 
 import dev.postbox.Postbox;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -53,6 +55,15 @@ public final class PostboxMetricsAutoConfiguration {
             Postbox postbox, MeterRegistry registry, PostboxMetricsProperties properties) {
         return new PostboxTenantMetrics(
                 postbox.admin()::tenants, registry, properties.getTenants(), properties.getQueuePollInterval());
+    }
+
+    /** {@link PostboxMetrics#STUCK_THREADS}, read from the engine (no query). */
+    @Bean
+    @ConditionalOnMissingBean(name = "postboxStuckThreadsMetrics")
+    MeterBinder postboxStuckThreadsMetrics(Postbox postbox) {
+        return registry -> Gauge.builder(PostboxMetrics.STUCK_THREADS, postbox, Postbox::stuckThreads)
+                .description("Handler threads stuck in attempts given up for their time limit")
+                .register(registry);
     }
 
     @Bean

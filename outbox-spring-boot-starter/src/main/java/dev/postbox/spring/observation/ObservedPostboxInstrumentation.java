@@ -125,6 +125,7 @@ final class ObservedPostboxInstrumentation implements PostboxInstrumentation {
     private static boolean isFailure(AttemptOutcome outcome) {
         return outcome == AttemptOutcome.RETRY
                 || outcome == AttemptOutcome.DEAD
-                || outcome == AttemptOutcome.UNRECORDED;
+                || outcome == AttemptOutcome.UNRECORDED
+                || outcome == AttemptOutcome.TIMED_OUT;
     }
 }
