@@ -31,6 +31,7 @@ import dev.postbox.spring.internal.PostboxStarterRuntimeHints;
 import dev.postbox.spring.internal.PostboxWorkerLifecycle;
 import dev.postbox.spring.internal.SchemaMigrator;
 import dev.postbox.spring.internal.ServiceConnectionDatabases;
+import dev.postbox.spring.internal.TracingSetupCheck;
 import dev.postbox.spring.internal.VirtualThreads;
 import java.util.List;
 import java.util.Map;
@@ -151,6 +152,18 @@ public final class PostboxAutoConfiguration {
                         transactionManagers));
         // The one place where the starter applies postbox.schema.name: every Postbox bean works on this DataSource.
         return chosen.in(properties.getSchema().postboxSchema());
+    }
+
+    /** One line at start-up when a tracing bridge is present but no tracer was configured (see {@link TracingSetupCheck}). */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "io.micrometer.tracing.Tracer")
+    static final class TracingSetup {
+
+        @Bean
+        TracingSetupCheck postboxTracingSetupCheck(
+                ObjectProvider<io.micrometer.tracing.Tracer> tracers, Environment environment) {
+            return new TracingSetupCheck(tracers, environment);
+        }
     }
 
     /** With Flyway in the application, Postbox's migrations run through a Flyway of their own. */
