@@ -25,6 +25,7 @@ import dev.postbox.spring.internal.HandlerMethodRegistry;
 import dev.postbox.spring.internal.HandlerMethodScanner;
 import dev.postbox.spring.internal.HandlerRegistrations;
 import dev.postbox.spring.internal.OutboxEventBridge;
+import dev.postbox.spring.internal.PoolSizeCheck;
 import dev.postbox.spring.internal.PostboxConfigFactory;
 import dev.postbox.spring.internal.PostboxDatabase;
 import dev.postbox.spring.internal.PostboxStarterRuntimeHints;
@@ -48,6 +49,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -93,6 +95,8 @@ import org.springframework.transaction.PlatformTransactionManager;
 @Import({AutoProxyRegistrar.class, DatabaseInitializationDependencyConfigurer.class})
 @ImportRuntimeHints(PostboxStarterRuntimeHints.class)
 public final class PostboxAutoConfiguration {
+
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(PostboxAutoConfiguration.class);
 
     /**
      * Payloads as JSON with the application's Jackson 3 {@code JsonMapper} bean when it has one
@@ -231,6 +235,13 @@ public final class PostboxAutoConfiguration {
             Environment environment) {
         PostboxConfig.Builder config =
                 PostboxConfigFactory.builder(properties, VirtualThreads.factoryIfEnabled(environment));
+        if (!Binder.get(environment)
+                .bind("postbox.worker.concurrency", Integer.class)
+                .isBound()) {
+            // A default application (Hikari's 10 connections) runs fewer handlers instead of warning.
+            config.concurrency(PoolSizeCheck.fittedConcurrency(
+                    database.dataSource(), properties.getWorker().getConcurrency(), log));
+        }
         List<PostboxCustomizer> orderedCustomizers = customizers.orderedStream().toList();
         orderedCustomizers.forEach(c -> c.customizeConfig(config));
 
