@@ -25,12 +25,14 @@ import dev.postbox.spring.internal.HandlerMethodRegistry;
 import dev.postbox.spring.internal.HandlerMethodScanner;
 import dev.postbox.spring.internal.HandlerRegistrations;
 import dev.postbox.spring.internal.OutboxEventBridge;
+import dev.postbox.spring.internal.PoolSizeCheck;
 import dev.postbox.spring.internal.PostboxConfigFactory;
 import dev.postbox.spring.internal.PostboxDatabase;
 import dev.postbox.spring.internal.PostboxStarterRuntimeHints;
 import dev.postbox.spring.internal.PostboxWorkerLifecycle;
 import dev.postbox.spring.internal.SchemaMigrator;
 import dev.postbox.spring.internal.ServiceConnectionDatabases;
+import dev.postbox.spring.internal.TracingSetupCheck;
 import dev.postbox.spring.internal.VirtualThreads;
 import java.util.List;
 import java.util.Map;
@@ -47,6 +49,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -92,6 +95,8 @@ import org.springframework.transaction.PlatformTransactionManager;
 @Import({AutoProxyRegistrar.class, DatabaseInitializationDependencyConfigurer.class})
 @ImportRuntimeHints(PostboxStarterRuntimeHints.class)
 public final class PostboxAutoConfiguration {
+
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(PostboxAutoConfiguration.class);
 
     /**
      * Payloads as JSON with the application's Jackson 3 {@code JsonMapper} bean when it has one
@@ -151,6 +156,18 @@ public final class PostboxAutoConfiguration {
                         transactionManagers));
         // The one place where the starter applies postbox.schema.name: every Postbox bean works on this DataSource.
         return chosen.in(properties.getSchema().postboxSchema());
+    }
+
+    /** One line at start-up when a tracing bridge is present but no tracer was configured (see {@link TracingSetupCheck}). */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "io.micrometer.tracing.Tracer")
+    static final class TracingSetup {
+
+        @Bean
+        TracingSetupCheck postboxTracingSetupCheck(
+                ObjectProvider<io.micrometer.tracing.Tracer> tracers, Environment environment) {
+            return new TracingSetupCheck(tracers, environment);
+        }
     }
 
     /** With Flyway in the application, Postbox's migrations run through a Flyway of their own. */
@@ -218,6 +235,13 @@ public final class PostboxAutoConfiguration {
             Environment environment) {
         PostboxConfig.Builder config =
                 PostboxConfigFactory.builder(properties, VirtualThreads.factoryIfEnabled(environment));
+        if (!Binder.get(environment)
+                .bind("postbox.worker.concurrency", Integer.class)
+                .isBound()) {
+            // A default application (Hikari's 10 connections) runs fewer handlers instead of warning.
+            config.concurrency(PoolSizeCheck.fittedConcurrency(
+                    database.dataSource(), properties.getWorker().getConcurrency(), log));
+        }
         List<PostboxCustomizer> orderedCustomizers = customizers.orderedStream().toList();
         orderedCustomizers.forEach(c -> c.customizeConfig(config));
 

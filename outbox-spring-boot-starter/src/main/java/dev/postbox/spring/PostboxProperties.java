@@ -290,7 +290,11 @@ public class PostboxProperties {
         /** Queues this worker claims from. */
         private List<String> queues = new ArrayList<>(List.of(JobRequest.DEFAULT_QUEUE));
 
-        /** Jobs run at the same time (handler threads). */
+        /**
+         * Jobs run at the same time (handler threads). Unset, 10, or fewer when the HikariCP pool is too
+         * small for 10 plus the engine's 6 connections (then the pool's size less 6, at least 1, logged
+         * at start-up).
+         */
         private int concurrency = PostboxConfig.DEFAULT_CONCURRENCY;
 
         /** Most jobs claimed by one statement. */

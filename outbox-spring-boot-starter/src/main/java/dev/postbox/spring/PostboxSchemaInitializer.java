@@ -92,14 +92,14 @@ public class PostboxSchemaInitializer implements InitializingBean {
         if (shouldInstall()) {
             applied = migrator.migrate(dataSource);
             if (!applied.isEmpty()) {
-                log.info("Postbox schema: applied migrations {} with {}", applied, migrator.describe());
+                log.info("Postbox schema: applied migrations {} with {}", applied, migrator.describe(dataSource));
             }
         } else {
             log.debug("Postbox schema: not applying migrations (postbox.schema.initialize={})", mode);
         }
         List<SchemaInstaller.Migration> missing = verifier.missingMigrations();
         if (!missing.isEmpty()) {
-            throw new IllegalStateException(missingMessage(missing, verifier.missingObjects()));
+            throw missingSchema(missing, verifier.missingObjects());
         }
         return applied;
     }
@@ -112,23 +112,29 @@ public class PostboxSchemaInitializer implements InitializingBean {
         };
     }
 
-    private String missingMessage(List<SchemaInstaller.Migration> missing, Set<String> objects) {
+    /** Names shown of the missing objects; the rest are counted. */
+    private static final int OBJECTS_SHOWN = 5;
+
+    private PostboxSchemaMissingException missingSchema(List<SchemaInstaller.Migration> missing, Set<String> objects) {
         String versions = missing.stream().map(m -> "V" + m.version()).collect(Collectors.joining(", "));
         String why = switch (mode) {
             case EMBEDDED ->
                 "postbox.schema.initialize=embedded applies them only to an embedded or a"
                         + " Testcontainers (@ServiceConnection) database, and this one is neither";
             case NEVER -> "postbox.schema.initialize=never leaves them to you";
-            case ALWAYS -> "they were applied with " + migrator.describe() + " but are still missing";
+            case ALWAYS -> "they were applied with " + migrator.describe(dataSource) + " but are still missing";
         };
         String schema = PostboxSchema.of(dataSource)
                 .name()
                 .map(name -> " (schema " + name + ", postbox.schema.name; a Liquibase or Flyway of your own must run"
                         + " Postbox's files with " + name + " as its default schema)")
                 .orElse("");
-        return "Postbox's tables are missing from its database" + schema + ": migrations " + versions + " of "
-                + SchemaInstaller.LOCATION + " are not applied (missing: " + String.join(", ", objects) + "). "
-                + why + ". Apply them in one of these ways:\n"
+        List<String> shown = objects.stream().limit(OBJECTS_SHOWN).toList();
+        String summary = String.join(", ", shown)
+                + (objects.size() > shown.size() ? " and " + (objects.size() - shown.size()) + " more objects" : "");
+        String description = "Postbox's tables are missing from its database" + schema + ": migrations " + versions
+                + " of " + SchemaInstaller.LOCATION + " are not applied (missing: " + summary + ").\n" + why + ".";
+        String action = "Apply them in one of these ways:\n"
                 + "  - let Postbox apply them at start-up: postbox.schema.initialize=always (with Flyway in the"
                 + " application they run through Flyway with their own history table postbox_schema_history,"
                 + " else through Postbox's installer; both are safe when several instances start at once);\n"
@@ -138,5 +144,10 @@ public class PostboxSchemaInitializer implements InitializingBean {
                 + " to spring.flyway.locations, only if your versions never collide with Postbox's V1, V2, ...;\n"
                 + "  - or run the SQL files of " + SchemaInstaller.LOCATION + " (postbox-db jar) yourself.\n"
                 + "See docs/schema.md.";
+        // One short line: Spring repeats the message at every level of the bean creation chain.
+        String message = "Postbox's migrations " + versions + " are not applied to its database (" + objects.size()
+                + " objects missing; " + why + "). Apply them with postbox.schema.initialize=always, Liquibase,"
+                + " Flyway or by hand: see docs/schema.md.";
+        return new PostboxSchemaMissingException(message, description, action);
     }
 }

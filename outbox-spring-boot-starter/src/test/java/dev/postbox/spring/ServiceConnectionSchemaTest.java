@@ -116,7 +116,9 @@ class ServiceConnectionSchemaTest {
                             "postbox.worker.enabled=false", "spring.datasource.url=" + database.getJdbcUrl())
                     .run(context -> {
                         assertThat(context).hasFailed();
-                        assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("tables are missing");
+                        assertThat(context.getStartupFailure())
+                                .rootCause()
+                                .isInstanceOf(PostboxSchemaMissingException.class);
                     });
             assertThat(new SchemaVerifier(database).missingObjects()).contains("outbox_job");
         } finally {

@@ -27,5 +27,12 @@ public final class BootAutoConfigurations {
     public static final Class<?> JDBC_CONNECTION_DETAILS =
             org.springframework.boot.autoconfigure.jdbc.JdbcConnectionDetails.class;
 
+    /** Boot's auto-configuration of the OpenTelemetry tracer (excluded to play an application without it). */
+    public static final String TRACER_AUTO_CONFIGURATION =
+            "org.springframework.boot.actuate.autoconfigure.tracing.OpenTelemetryTracingAutoConfiguration";
+
+    /** What docs/tracing.md (and Postbox's start-up hint) says to add for a tracer on this line. */
+    public static final String TRACING_DEPENDENCY = "org.springframework.boot:spring-boot-starter-actuator";
+
     private BootAutoConfigurations() {}
 }

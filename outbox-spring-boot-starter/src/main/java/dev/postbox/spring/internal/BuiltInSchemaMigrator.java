@@ -13,7 +13,8 @@ public final class BuiltInSchemaMigrator implements SchemaMigrator {
     }
 
     @Override
-    public String describe() {
-        return "Postbox's installer (history in outbox_schema_version)";
+    public String describe(DataSource dataSource) {
+        return "Postbox's installer (history in " + SchemaMigrator.historyTable(dataSource, "outbox_schema_version")
+                + ")";
     }
 }

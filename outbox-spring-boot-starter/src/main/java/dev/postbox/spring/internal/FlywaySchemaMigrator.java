@@ -55,7 +55,7 @@ public final class FlywaySchemaMigrator implements SchemaMigrator {
     }
 
     @Override
-    public String describe() {
-        return "Flyway (history in " + HISTORY_TABLE + ")";
+    public String describe(DataSource dataSource) {
+        return "Flyway (history in " + SchemaMigrator.historyTable(dataSource, HISTORY_TABLE) + ")";
     }
 }

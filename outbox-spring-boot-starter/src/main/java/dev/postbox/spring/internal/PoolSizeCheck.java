@@ -12,9 +12,11 @@ import org.springframework.util.ClassUtils;
  * Whether the application's connection pool can serve the worker: a pool smaller than what the
  * worker may hold at once makes handlers and heartbeats wait for connections, and a lease that is
  * not extended in time expires while its job runs (the job then runs again). Only HikariCP pools
- * (Spring Boot's default) are checked; others are left alone.
+ * (Spring Boot's default) are checked; others are left alone. When the application left {@code
+ * postbox.worker.concurrency} at its default, the worker runs fewer handlers to fit the pool instead
+ * ({@link #fittedConcurrency}), so that a default application (Hikari's 10) starts without a warning.
  */
-final class PoolSizeCheck {
+public final class PoolSizeCheck {
 
     /**
      * Connections the engine's own threads may hold at once besides the handlers': the claim, the
@@ -28,6 +30,32 @@ final class PoolSizeCheck {
             ClassUtils.isPresent("com.zaxxer.hikari.HikariDataSource", PoolSizeCheck.class.getClassLoader());
 
     private PoolSizeCheck() {}
+
+    /**
+     * The handler concurrency for {@code dataSource}'s pool, when the application left {@code
+     * postbox.worker.concurrency} at its default {@code concurrency}: that default when the pool holds it
+     * (or is not a HikariCP pool), else what the pool leaves after the engine's own connections (at
+     * least 1), logged in one INFO line that says how to raise it.
+     */
+    public static int fittedConcurrency(DataSource dataSource, int concurrency, org.slf4j.Logger log) {
+        Integer maximum = HIKARI_PRESENT ? hikariMaximum(PostboxSchema.unqualified(dataSource)) : null;
+        int needed = concurrency + ENGINE_CONNECTIONS;
+        if (maximum == null || maximum >= needed) {
+            return concurrency;
+        }
+        int fitted = Math.max(1, maximum - ENGINE_CONNECTIONS);
+        log.info(
+                "Postbox runs {} handlers at once (postbox.worker.concurrency is not set): the DataSource pool allows {}"
+                        + " connections and the engine holds up to {} of its own. For the default {}, set"
+                        + " spring.datasource.hikari.maximum-pool-size to at least {} (plus what the application"
+                        + " itself uses), or set postbox.worker.concurrency.",
+                fitted,
+                maximum,
+                ENGINE_CONNECTIONS,
+                concurrency,
+                needed);
+        return fitted;
+    }
 
     /** The warning to log when the pool behind {@code dataSource} is too small for {@code concurrency}. */
     static Optional<String> warning(DataSource dataSource, int concurrency) {

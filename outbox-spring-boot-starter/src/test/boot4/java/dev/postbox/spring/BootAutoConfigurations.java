@@ -27,5 +27,13 @@ public final class BootAutoConfigurations {
     public static final Class<?> JDBC_CONNECTION_DETAILS =
             org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails.class;
 
+    /** Boot's auto-configuration of the OpenTelemetry tracer (excluded to play an application without it). */
+    public static final String TRACER_AUTO_CONFIGURATION =
+            "org.springframework.boot.micrometer.tracing.opentelemetry.autoconfigure.OpenTelemetryTracingAutoConfiguration";
+
+    /** What docs/tracing.md (and Postbox's start-up hint) says to add for a tracer on this line. */
+    public static final String TRACING_DEPENDENCY =
+            "org.springframework.boot:spring-boot-micrometer-tracing-opentelemetry";
+
     private BootAutoConfigurations() {}
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.spring.PostboxProperties.SchemaInitialization;
 import dev.postbox.spring.PostboxSchemaInitializer;
+import dev.postbox.spring.PostboxSchemaMissingException;
 import dev.postbox.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -64,14 +65,13 @@ class StartupRetryTest {
             };
 
             assertThatThrownBy(() -> new PostboxSchemaInitializer(counting, SchemaInitialization.NEVER).initialize())
-                    .isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("Postbox's tables are missing from its database");
+                    .isInstanceOf(PostboxSchemaMissingException.class);
             int onePass = handedOut.get();
 
             assertThatThrownBy(() -> StartupRetry.run(
                             "schema check",
                             () -> new PostboxSchemaInitializer(counting, SchemaInitialization.NEVER).initialize()))
-                    .hasMessageContaining("Postbox's tables are missing from its database");
+                    .isInstanceOf(PostboxSchemaMissingException.class);
             assertThat(handedOut.get()).as("no second pass").isEqualTo(2 * onePass);
         } finally {
             TestDatabase.drop(empty);
