@@ -25,7 +25,7 @@ import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.transaction.TransactionDefinition;
 
 /**
- * Issue 11 / DESIGN §5: attempts are charged for started attempts only. A worker that dies (here: an
+ * Issue 11 / docs/guarantees.md §5: attempts are charged for started attempts only. A worker that dies (here: an
  * engine whose connections are all cut off at once, as SIGKILL would) costs the jobs in its buffer
  * nothing; an attempt whose start was recorded is charged; the cap ends a job whose leases keep
  * expiring before it starts.

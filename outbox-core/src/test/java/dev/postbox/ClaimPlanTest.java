@@ -21,7 +21,7 @@ import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * DESIGN §4 / issue test 10: the claim statement stays on the partial index however much history
+ * The claim statement stays on the partial index however much history
  * and non-claimable work there is: 1M finished jobs in the archive, 1M live rows that are not due
  * (half scheduled far ahead, half running) and 1,000 due jobs.
  */

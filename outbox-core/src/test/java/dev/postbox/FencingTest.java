@@ -19,7 +19,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Contract §2.4 / issue test 6: every write after the claim presents the fencing token; a stale
+ * docs/guarantees.md §4: every write after the claim presents the fencing token; a stale
  * token changes nothing, and a transactional handler whose lease was taken over commits nothing.
  */
 class FencingTest extends DatabaseTest {

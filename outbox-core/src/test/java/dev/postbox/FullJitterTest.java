@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /**
- * Contract §2.5, DESIGN §6 / issue test 7: retries wait {@code random(0, min(cap, base·2^(n-1)))}
+ * docs/guarantees.md §5: retries wait {@code random(0, min(cap, base·2^(n-1)))}
  * after failed attempt n, so jobs that fail together do not retry together.
  */
 class FullJitterTest extends DatabaseTest {

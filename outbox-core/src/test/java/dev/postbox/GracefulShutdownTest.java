@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * DESIGN §5: a graceful stop lets the running job finish and hands claimed-but-unstarted jobs back
+ * docs/guarantees.md §2: a graceful stop lets the running job finish and hands claimed-but-unstarted jobs back
  * at once, without charging them an attempt, so another engine can run them.
  */
 class GracefulShutdownTest extends DatabaseTest {

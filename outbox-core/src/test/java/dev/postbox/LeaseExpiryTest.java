@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * Contract §2.2 / issue test 5: a worker that dies mid-job loses its claim after the visibility
+ * docs/guarantees.md §2: a worker that dies mid-job loses its claim after the visibility
  * timeout and the job runs again elsewhere; a live worker keeps a long job's lease by heartbeats.
  */
 class LeaseExpiryTest extends DatabaseTest {

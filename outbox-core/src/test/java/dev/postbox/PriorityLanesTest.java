@@ -14,7 +14,7 @@ import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /**
- * Fairness (DESIGN §9): higher priorities go first, yet a backlogged low lane keeps its weighted
+ * Fairness: higher priorities go first, yet a backlogged low lane keeps its weighted
  * share, so low-priority jobs wait a bounded time under sustained high-priority overload.
  */
 class PriorityLanesTest extends DatabaseTest {

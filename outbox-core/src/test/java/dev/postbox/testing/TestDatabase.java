@@ -18,7 +18,7 @@ import org.testcontainers.DockerClientFactory;
 import org.testcontainers.postgresql.PostgreSQLContainer;
 
 /**
- * Picks the PostgreSQL server for tests, as DESIGN §11 says: {@code POSTBOX_TEST_JDBC_URL} when set
+ * Picks the PostgreSQL server for tests (CONTRIBUTING.md, "Build and test"): {@code POSTBOX_TEST_JDBC_URL} when set
  * (CI points it at the local server), else Testcontainers ({@code postgres:17}) when Docker is
  * available, else embedded PostgreSQL 17 (zonky). Each call of {@link #create()} makes a fresh
  * database on that server with the Postbox schema installed, so test classes never share state.

@@ -11,7 +11,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * DESIGN §2.8: an endpoint's limit holds cluster-wide. Three independent engines (each with its own
+ * An endpoint's limit holds cluster-wide. Three independent engines (each with its own
  * delivery module, permit pools and HTTP client, like three processes) share one endpoint limited
  * to 50/s with burst 10; 1,000 deliveries arrive with at most 60 in any one-second window and a mean
  * rate of at least 45/s, with cold HTTP clients.

@@ -1,7 +1,7 @@
 package dev.postbox.spring.metrics;
 
 /**
- * The names and tags of the meters Postbox registers (DESIGN §10). In Prometheus the dots become
+ * The names and tags of the meters Postbox registers (docs/operations.md, "Metrics"). In Prometheus the dots become
  * underscores, counters get {@code _total} and timers {@code _seconds_count|_sum|_max|_bucket}.
  */
 public final class PostboxMetrics {

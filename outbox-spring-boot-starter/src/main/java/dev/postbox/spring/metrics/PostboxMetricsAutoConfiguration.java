@@ -13,7 +13,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 
 /**
- * Micrometer metrics for Postbox (DESIGN §10) when the application has a {@link MeterRegistry}
+ * Micrometer metrics for Postbox (docs/operations.md, "Metrics") when the application has a {@link MeterRegistry}
  * (e.g. through {@code spring-boot-starter-actuator} or {@code spring-boot-micrometer-metrics}):
  * event counters and the job duration timer via {@link PostboxMetricsListener}, which the starter's
  * composite listener calls like any other {@code PostboxListener} bean, and the queue gauges via
