@@ -330,7 +330,12 @@ class CommitOrderTest extends DatabaseTest {
             oldJdbc.update("UPDATE outbox_job SET state = 'running', lease_token = 1, lease_until = now() + interval"
                     + " '1 hour' WHERE payload->>'key' = 'm' AND payload->>'seq' = '2'");
 
-            assertThat(new SchemaInstaller(old).install()).containsExactly(12);
+            assertThat(new SchemaInstaller(old).install())
+                    .startsWith(12)
+                    .containsExactlyElementsOf(SchemaInstaller.migrations().stream()
+                            .map(SchemaInstaller.Migration::version)
+                            .filter(v -> v >= 12)
+                            .toList());
             assertThat(oldJdbc.queryForList("SELECT DISTINCT key_seq FROM outbox_job", Long.class))
                     .containsExactly(0L);
 

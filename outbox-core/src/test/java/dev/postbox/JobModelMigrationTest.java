@@ -40,7 +40,12 @@ class JobModelMigrationTest {
                 s.execute("SELECT setval('outbox_job_id_seq', 10)");
             }
 
-            assertThat(new SchemaInstaller(ds).install()).containsExactly(14);
+            assertThat(new SchemaInstaller(ds).install())
+                    .contains(14)
+                    .containsExactlyElementsOf(SchemaInstaller.migrations().stream()
+                            .map(SchemaInstaller.Migration::version)
+                            .filter(v -> v > 11)
+                            .toList());
 
             AtomicInteger ran = new AtomicInteger();
             postbox = Postbox.builder(ds)

@@ -75,7 +75,11 @@ class SchemaVerifierTest {
                     .doesNotContain("outbox_job");
 
             // The installer takes over: it records what it found and applies only the rest.
-            assertThat(new SchemaInstaller(ds).install()).containsExactly(3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
+            assertThat(new SchemaInstaller(ds).install())
+                    .startsWith(3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14)
+                    .containsExactlyElementsOf(all.subList(2, all.size()).stream()
+                            .map(SchemaInstaller.Migration::version)
+                            .toList());
             assertThat(jdbc.queryForList(
                             "SELECT description FROM outbox_schema_version ORDER BY version", String.class))
                     .containsExactly(
@@ -90,7 +94,9 @@ class SchemaVerifierTest {
                             "dead letter cause",
                             "tenants",
                             "key waiting",
-                            "commit order");
+                            "commit order",
+                            "dead letter groups",
+                            "job model");
             assertThat(verifier.missingMigrations()).isEmpty();
             assertThat(verifier.missingObjects()).isEmpty();
             assertThat(verifier.installedVersion())

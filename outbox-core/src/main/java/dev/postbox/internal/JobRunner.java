@@ -535,7 +535,7 @@ public final class JobRunner {
                         retry.reason(),
                         reason,
                         null,
-                        attemptRecord(reason, retry.details(), took, loggedOutcome),
+                        attemptRecord(retry.reason(), retry.details(), took, loggedOutcome),
                         logFailures);
             }
             Duration delay = policies.delay(job, retry, ThreadLocalRandom.current());
