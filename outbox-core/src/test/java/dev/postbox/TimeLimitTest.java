@@ -133,8 +133,10 @@ class TimeLimitTest extends DatabaseTest {
                 .until(() -> count("SELECT count(*) FROM outbox_dead_letter WHERE id = ?", id) == 1);
         assertThat(attemptLog(id)).containsExactly("1:timed_out", "2:timed_out");
         assertThat(jdbc.queryForObject("SELECT last_error FROM outbox_dead_letter WHERE id = ?", String.class, id))
-                .contains("attempt 2 of 2")
-                .contains("time limit of PT0.3S");
+                .contains("attempt 2 ran past its time limit of PT0.3S");
+        assertThat(count("SELECT attempts FROM outbox_dead_letter WHERE id = ?", id))
+                .as("the budget of 2 spent")
+                .isEqualTo(2);
     }
 
     @Test
