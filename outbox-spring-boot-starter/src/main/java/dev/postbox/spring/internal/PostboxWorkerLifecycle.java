@@ -12,8 +12,8 @@ import org.springframework.context.SmartLifecycle;
  * given {@code postbox.worker.shutdown-grace}. Its phase is {@link SmartLifecycle#DEFAULT_PHASE}: it
  * starts after the web server and stops before it, so handlers can still call the application's own
  * endpoints while finishing. At start it warns when the {@code DataSource}'s pool is smaller than
- * the worker may use at once ({@link PoolSizeCheck}) and when it sets no socket timeout ({@link
- * SocketTimeoutCheck}).
+ * the worker may use at once ({@link PoolSizeCheck}), and says (INFO) when it sets no socket timeout
+ * ({@link SocketTimeoutCheck}).
  */
 public final class PostboxWorkerLifecycle implements SmartLifecycle {
 
@@ -30,7 +30,7 @@ public final class PostboxWorkerLifecycle implements SmartLifecycle {
     @Override
     public void start() {
         PoolSizeCheck.warning(dataSource, postbox.config().concurrency()).ifPresent(log::warn);
-        SocketTimeoutCheck.warning(dataSource).ifPresent(log::warn);
+        SocketTimeoutCheck.advice(dataSource).ifPresent(log::info);
         postbox.start();
         log.info(
                 "Postbox worker {} started on queues {}",

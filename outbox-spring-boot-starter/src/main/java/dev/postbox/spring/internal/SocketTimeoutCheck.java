@@ -25,8 +25,12 @@ final class SocketTimeoutCheck {
 
     private SocketTimeoutCheck() {}
 
-    /** The warning to log when the HikariCP pool behind {@code dataSource} sets no socket timeout. */
-    static Optional<String> warning(DataSource dataSource) {
+    /**
+     * The advice to log (at INFO) when the HikariCP pool behind {@code dataSource} sets no socket
+     * timeout. Not a warning: the server already frees a cut-off worker's jobs, and Spring Boot's
+     * default pool sets none, so every new application would start with one.
+     */
+    static Optional<String> advice(DataSource dataSource) {
         HikariDataSource hikari = HIKARI_PRESENT ? hikari(PostboxSchema.unqualified(dataSource)) : null;
         if (hikari == null || hasSocketTimeout(hikari)) {
             return Optional.empty();

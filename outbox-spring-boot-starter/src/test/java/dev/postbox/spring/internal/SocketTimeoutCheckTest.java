@@ -17,7 +17,7 @@ class SocketTimeoutCheckTest {
     @Test
     void aPoolWithoutASocketTimeoutIsNamedWithTheFix() {
         try (HikariDataSource hikari = pool("jdbc:postgresql://db:5432/app?user=app")) {
-            assertThat(SocketTimeoutCheck.warning(hikari))
+            assertThat(SocketTimeoutCheck.advice(hikari))
                     .hasValueSatisfying(w -> assertThat(w)
                             .contains("sets no socket timeout")
                             .contains("spring.datasource.hikari.data-source-properties.socketTimeout")
@@ -30,15 +30,15 @@ class SocketTimeoutCheckTest {
         try (HikariDataSource inUrl = pool("jdbc:postgresql://db:5432/app?user=app&socketTimeout=30");
                 HikariDataSource inProperties = pool("jdbc:postgresql://db:5432/app")) {
             inProperties.addDataSourceProperty("socketTimeout", "30");
-            assertThat(SocketTimeoutCheck.warning(inUrl)).isEmpty();
-            assertThat(SocketTimeoutCheck.warning(inProperties)).isEmpty();
+            assertThat(SocketTimeoutCheck.advice(inUrl)).isEmpty();
+            assertThat(SocketTimeoutCheck.advice(inProperties)).isEmpty();
         }
     }
 
     @Test
     void aSocketTimeoutOfZeroIsNone() {
         try (HikariDataSource zero = pool("jdbc:postgresql://db:5432/app?socketTimeout=0")) {
-            assertThat(SocketTimeoutCheck.warning(zero)).isPresent();
+            assertThat(SocketTimeoutCheck.advice(zero)).isPresent();
         }
     }
 }
