@@ -71,6 +71,7 @@ class PostboxEndpointAccessTest {
                                 "GET postboxqueues",
                                 "GET postboxqueues/{queue}",
                                 "GET postboxjobs/{id}",
+                                "GET postboxjobs",
                                 "GET postboxdeadletters",
                                 "GET postboxschedules",
                                 "GET postboxwebhooks",

@@ -168,6 +168,7 @@ class PostboxEndpointAutoConfigurationTest {
                             "GET postboxqueues/{queue}",
                             "POST postboxqueues/{queue}",
                             "GET postboxjobs/{id}",
+                            "GET postboxjobs",
                             "DELETE postboxjobs/{id}",
                             "GET postboxdeadletters",
                             "POST postboxdeadletters",
