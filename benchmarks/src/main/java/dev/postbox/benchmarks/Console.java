@@ -78,6 +78,8 @@ final class Console {
                             "server.address=127.0.0.1",
                             "spring.main.banner-mode=off",
                             "postbox.worker.enabled=false",
+                            // a loopback-only benchmark app without Spring Security: its pages are read anonymously
+                            "postbox.console.allow-anonymous=true",
                             "postbox.http.allow-list=127.0.0.1/32",
                             "postbox.schedules.nightly.cron=0 2 * * *",
                             "postbox.schedules.nightly.kind=kind-1",
