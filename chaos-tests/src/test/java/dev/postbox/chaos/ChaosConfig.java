@@ -221,7 +221,9 @@ public record ChaosConfig(
                         Control.FAN_OUT_NEVER_COMPLETES,
                         Control.BAD_SIGNATURE,
                         Control.BROKEN_ENQUEUE,
-                        Control.WORKER_EXITS));
+                        Control.WORKER_EXITS,
+                        Control.HUNG_WITHOUT_TIME_LIMIT,
+                        Control.HUNG_LATE_EFFECT_ESCAPES));
     }
 
     /**

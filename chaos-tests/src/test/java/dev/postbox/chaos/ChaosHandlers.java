@@ -57,11 +57,21 @@ public final class ChaosHandlers {
 
     @OutboxHandler(value = WorkerMain.LOCAL, transactional = true, backoffBase = "100ms", backoffCap = "2s")
     public void local(Job job) throws SQLException, InterruptedException {
+        long entered = System.currentTimeMillis();
         crash.started(job);
         Map<?, ?> payload = job.payload(Map.class);
         long tx = ((Number) payload.get("tx")).longValue();
         long seq = ((Number) payload.get("seq")).longValue();
         String orderingKey = (String) payload.get("ok");
+        try {
+            applyLocal(job, tx, seq, orderingKey);
+        } finally {
+            KeyRuns.ran(job, seq, entered);
+        }
+        crash.afterHandler(job);
+    }
+
+    private void applyLocal(Job job, long tx, long seq, String orderingKey) throws SQLException, InterruptedException {
         if (workMaxMillis > 0) {
             Thread.sleep(ThreadLocalRandom.current().nextInt(workMaxMillis + 1));
         }
@@ -86,7 +96,114 @@ public final class ChaosHandlers {
             });
             reportRollback(job.id(), tx + " " + seq);
         }
+    }
+
+    /**
+     * A hung handler that honours the interrupt: its first attempt sleeps {@link #HUNG_FOR_MILLIS}, so
+     * only the kind's time limit ends it (the engine interrupts it and rolls its transaction back); a
+     * later attempt writes its effect at once.
+     */
+    @OutboxHandler(
+            value = WorkerMain.HUNG,
+            transactional = true,
+            timeLimit = WorkerMain.HUNG_TIME_LIMIT,
+            backoffBase = "100ms",
+            backoffCap = "2s")
+    public void hung(Job job) throws SQLException, InterruptedException {
+        long entered = System.currentTimeMillis();
+        crash.started(job);
+        try {
+            if (job.attempt() == 1) {
+                Thread.sleep(HUNG_FOR_MILLIS);
+            }
+            writeHungEffect(job);
+        } finally {
+            hungRan(job, entered);
+        }
         crash.afterHandler(job);
+    }
+
+    /**
+     * A hung handler that ignores the interrupt: its first attempt keeps its thread for {@link
+     * #DEAF_FOR_MILLIS} whatever happens, then tries to write its effect; the engine gave the attempt up
+     * at its time limit and retried it, so that late write must not land (a second effect).
+     */
+    @OutboxHandler(
+            value = WorkerMain.HUNG_DEAF,
+            transactional = true,
+            timeLimit = WorkerMain.HUNG_TIME_LIMIT,
+            backoffBase = "100ms",
+            backoffCap = "2s")
+    public void hungDeaf(Job job) throws SQLException {
+        long entered = System.currentTimeMillis();
+        crash.started(job);
+        try {
+            hangDeaf(job);
+        } finally {
+            hungRan(job, entered);
+        }
+        crash.afterHandler(job);
+    }
+
+    private void hangDeaf(Job job) throws SQLException {
+        if (job.attempt() == 1) {
+            long until = System.nanoTime() + DEAF_FOR_MILLIS * 1_000_000L;
+            boolean interrupted = false;
+            for (long left = DEAF_FOR_MILLIS; left > 0; left = (until - System.nanoTime()) / 1_000_000L) {
+                try {
+                    Thread.sleep(left);
+                } catch (InterruptedException e) {
+                    interrupted = true; // deaf: keeps hanging
+                }
+            }
+            if (interrupted && defects.hungLateEffectEscapes(seq(job))) {
+                // CONTROL HUNG_LATE_EFFECT_ESCAPES: the given-up call's write lands after all
+                writeOutside(job);
+                return;
+            }
+        }
+        writeHungEffect(job);
+    }
+
+    /**
+     * A hung kind's handler run as the handler saw it: {@code HUNGRUN <job id> <kind> <attempt> <entry ms>
+     * <exit ms>} (the checker's {@link HungCheck}).
+     */
+    private static void hungRan(Job job, long entered) {
+        System.out.println(HungCheck.MARKER + job.id() + " " + job.kind() + " " + job.attempt() + " " + entered + " "
+                + System.currentTimeMillis());
+    }
+
+    /** How long a hung handler's first attempt sleeps (it honours the interrupt): far past its limit. */
+    static final long HUNG_FOR_MILLIS = 10_000;
+
+    /** How long a deaf hung handler's first attempt keeps its thread (it ignores the interrupt). */
+    static final long DEAF_FOR_MILLIS = 6_000;
+
+    private void writeHungEffect(Job job) throws SQLException {
+        inTransaction(c -> insertEffect(c, job));
+    }
+
+    private void writeOutside(Job job) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            insertEffect(c, job);
+        }
+    }
+
+    private void insertEffect(Connection c, Job job) throws SQLException {
+        Map<?, ?> payload = job.payload(Map.class);
+        try (PreparedStatement ps =
+                c.prepareStatement("INSERT INTO chaos_effect (target, tx, seq, worker) VALUES ('local', ?, ?, ?)")) {
+            ps.setLong(1, ((Number) payload.get("tx")).longValue());
+            ps.setLong(2, ((Number) payload.get("seq")).longValue());
+            ps.setString(3, workerId);
+            ps.executeUpdate();
+        }
+    }
+
+    private static long seq(Job job) {
+        return ((Number) job.payload(Map.class).get("seq")).longValue();
     }
 
     @OutboxHandler(

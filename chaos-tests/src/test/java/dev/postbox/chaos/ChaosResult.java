@@ -19,7 +19,12 @@ public final class ChaosResult {
             "ghosts",
             "duplicateEffects",
             "unexpectedTargets",
-            "orderViolations",
+            // per-key order (KeyOrderCheck): two jobs of a key running at once, a key's jobs handled
+            // out of the commit order the application recorded
+            "keyHandlerOverlaps",
+            "commitOrderInversions",
+            // hung handlers (HungCheck): an attempt that ran past its time limit plus one lease
+            "hungAttemptsOverrun",
             "poisonViolations",
             "chargesUnexplained",
             "unexpectedDeadLetters",
@@ -55,6 +60,7 @@ public final class ChaosResult {
             "duplicateEffectsReceiver", "duplicateEffects",
             "crossTenantEffectsLocal", "crossTenantEffects",
             "crossTenantEffectsReceiver", "crossTenantEffects",
+            "duplicateEffectsHung", "duplicateEffects",
             "sharedKeyIntentsLost", "lost");
 
     /**
@@ -128,7 +134,12 @@ public final class ChaosResult {
                 "lost",
                 "ghosts",
                 "duplicateEffects",
-                "orderViolations",
+                "keyHandlerOverlaps",
+                "commitOrderInversions",
+                "commitOrderAgainstSeqOrder",
+                "hungAttemptsOverrun",
+                "duplicateEffectsHung",
+                "timedOutAttempts",
                 "rateLimitMaxPerSecond",
                 "rateLimitViolations",
                 "crossTenantEffects",

@@ -106,7 +106,7 @@ public final class ChaosRun {
                     ? server.jdbcUrl()
                     : owned != null ? owned.adminUrl() : TestDatabase.adminUrl();
             try (RunDatabase db = RunDatabase.create(adminUrl, "chaos");
-                    HikariDataSource ds = db.pool("chaos-driver", 4);
+                    HikariDataSource ds = db.pool("chaos-driver", 4 + Producer.KEYED_THREADS);
                     HikariDataSource receiverDs = db.pool("chaos-receiver", 8)) {
                 new SchemaInstaller(ds).install();
                 ChaosSchema.install(ds);
@@ -204,7 +204,8 @@ public final class ChaosRun {
                 Map<String, Long> brokerMessagesRead = brokers == null ? Map.of() : brokers.consumeInto(ds);
                 List<Incarnation> incarnations = fleet.incarnations();
                 WorkerLogs logs = WorkerLogs.read(logDir);
-                Checker checker = new Checker(ds, cron);
+                Checker checker = new Checker(
+                        ds, cron, config.engine().visibilityTimeout().toMillis());
                 ChaosResult result = checker.check(logs, incarnations);
                 result.put("rateLimitViolationWindows", timeline.before(checker.rateLimitViolationWindows(), 5));
                 result.put(
@@ -221,6 +222,8 @@ public final class ChaosRun {
                 result.put("engine", config.engine().toString());
                 result.put("backlogAtFirstKill", backlog);
                 result.put("producerFailures", producer.failures);
+                result.put("keyedTransactions", producer.keyedTransactions);
+                result.put("hungIntentsProduced", producer.hungIntents);
                 result.put("backPressureWaits", producer.backPressureWaits);
                 result.put("limitedBursts", producer.bursts);
                 result.put("limitedBurstsSkipped", producer.burstsSkipped);

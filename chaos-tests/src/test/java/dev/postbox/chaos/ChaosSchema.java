@@ -25,12 +25,19 @@ final class ChaosSchema {
             // by the chaos_order row). seq is unique over the run; tx and seq travel in the payload.
             // tenant: the intent's tenant (null: the default tenant); idem_key: the idempotency key the
             // producer gave (k-<n> counted per tenant, so tenants share keys; i-<seq> for the kinds
-            // without tenants).
+            // without tenants). key_version: for an ordered local job or webhook, the version its
+            // transaction gave its aggregate's row (chaos_aggregate): the key's commit order, recorded
+            // by the application, not by Postbox.
             s.execute("CREATE TABLE chaos_intent (seq bigint PRIMARY KEY, tx bigint NOT NULL, kind text NOT NULL,"
                     + " ordering_key text, committed boolean, enqueued_ms bigint NOT NULL, tenant text,"
-                    + " idem_key text)");
+                    + " idem_key text, key_version bigint)");
             s.execute("CREATE INDEX ON chaos_intent (tx)");
             s.execute("CREATE INDEX ON chaos_intent (idem_key)");
+            // One row per ordering key (the aggregate of a business application): every transaction
+            // that enqueues jobs of a key also bumps its version, before or after the enqueue. The row
+            // lock orders the key's transactions, so versions follow their commits.
+            s.execute("CREATE TABLE chaos_aggregate (tenant text NOT NULL, ordering_key text NOT NULL,"
+                    + " version bigint NOT NULL, PRIMARY KEY (tenant, ordering_key))");
             // Every effect: target 'local' (written by a local handler in its completing transaction,
             // no unique constraint, so a second application shows) or the receiver's endpoint. The
             // receiver applies a webhook once per webhook-id, as a keyed receiver does; the checker
@@ -67,6 +74,12 @@ final class ChaosSchema {
             // start for it is explained only by that incarnation's death or stop right after its start.
             s.execute("CREATE TABLE chaos_worker_start (worker text NOT NULL, job_id bigint NOT NULL,"
                     + " starts int NOT NULL, PRIMARY KEY (job_id, worker))");
+            // Every handler run of an ordered job, from the handlers' own KEYRUN markers (wall clock of
+            // its entry and exit, one host), loaded when the run is checked: two jobs of one key must
+            // never run at the same time.
+            s.execute(
+                    "CREATE TABLE chaos_key_run (worker text NOT NULL, job_id bigint NOT NULL, tenant text NOT NULL,"
+                            + " ordering_key text NOT NULL, seq bigint NOT NULL, start_ms bigint NOT NULL, end_ms bigint NOT NULL)");
             s.execute(
                     "CREATE TABLE chaos_worker_fault (worker text NOT NULL, at_ms bigint NOT NULL, what text NOT NULL)");
         }

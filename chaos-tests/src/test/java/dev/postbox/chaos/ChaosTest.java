@@ -58,7 +58,24 @@ class ChaosTest {
     @Test
     @Order(4)
     void aClaimThatIgnoresOrderingKeysIsCaught() throws Exception {
-        assertCaught(quietControls(), Control.IGNORE_ORDERING_KEY);
+        ChaosResult r = quietControls();
+        // a key's jobs side by side, and out of the commit order the application recorded
+        assertCaught(r, Control.IGNORE_ORDERING_KEY);
+        assertCaughtBy(r, "commitOrderInversions", Control.IGNORE_ORDERING_KEY.toString());
+    }
+
+    @Test
+    @Order(19)
+    void aHungHandlerThatNoLimitGivesUpIsCaught() throws Exception {
+        assertCaught(quietControls(), Control.HUNG_WITHOUT_TIME_LIMIT);
+    }
+
+    @Test
+    @Order(20)
+    void aGivenUpAttemptWhoseLateWriteLandsIsCaught() throws Exception {
+        ChaosResult r = quietControls();
+        assertCaught(r, Control.HUNG_LATE_EFFECT_ESCAPES);
+        assertCaughtBy(r, "duplicateEffects", Control.HUNG_LATE_EFFECT_ESCAPES.toString());
     }
 
     @Test

@@ -25,7 +25,8 @@ import javax.sql.DataSource;
  * <p>This class runs the counts on one connection, in an order that matters (the attempt tables
  * first; the commit outcomes the producer could not observe before any count of intents) and fills
  * the result; each family of counters is its own class: {@link EffectCheck} (lost, duplicated,
- * ghosts, order, latency), {@link TenantCheck}, {@link BrokerCheck}, {@link AttemptCheck} (charges
+ * ghosts, latency), {@link KeyOrderCheck} (per-key overlaps and commit order), {@link HungCheck}
+ * (hung handlers and their time limit), {@link TenantCheck}, {@link BrokerCheck}, {@link AttemptCheck} (charges
  * without a start, poison), {@link EndStateCheck} (dead letters, jobs still live), {@link
  * RateLimitCheck}, {@link TenantRateLimitCheck} and {@link CronCheck}.
  */
@@ -33,12 +34,15 @@ final class Checker {
 
     private final DataSource ds;
     private final CronDeploys cron;
+    private final long leaseMillis;
     private List<Long> rateLimitViolationWindows = List.of();
     private List<Long> tenantRateLimitViolationWindows = List.of();
 
-    Checker(DataSource ds, CronDeploys cron) {
+    /** {@code leaseMillis}: the workers' visibility timeout (the hung kinds' bound is their limit plus one lease). */
+    Checker(DataSource ds, CronDeploys cron, long leaseMillis) {
         this.ds = ds;
         this.cron = cron;
+        this.leaseMillis = leaseMillis;
     }
 
     ChaosResult check(WorkerLogs logs, List<Incarnation> incarnations) throws SQLException, IOException {
@@ -46,13 +50,16 @@ final class Checker {
         try (Connection c = ds.getConnection();
                 Statement s = c.createStatement()) {
             AttemptCheck.load(c, s, logs, incarnations);
+            KeyOrderCheck.load(c, logs, incarnations);
+            HungCheck.load(c, logs);
             EffectCheck.resolveCommitOutcomes(s, r);
             EffectCheck.intents(s, r);
             EffectCheck.lostAndDuplicated(s, r);
             TenantCheck.check(s, r);
             EffectCheck.ghosts(s, r);
             BrokerCheck.check(s, r);
-            EffectCheck.order(s, r);
+            KeyOrderCheck.check(s, r, leaseMillis);
+            HungCheck.check(s, r, leaseMillis);
             AttemptCheck.poison(s, r);
             EndStateCheck.check(s, r);
             AttemptCheck.charges(s, logs, r);

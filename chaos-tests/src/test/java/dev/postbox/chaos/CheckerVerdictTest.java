@@ -87,6 +87,22 @@ class CheckerVerdictTest {
     }
 
     @Test
+    void thePerKeyOrderAndHungHandlerCountsAreJudged() {
+        // issue 30's and 36's counters: a run that moved any of them alone is invalid and names it
+        assertThat(ChaosResult.FAILURES)
+                .contains("keyHandlerOverlaps", "commitOrderInversions", "hungAttemptsOverrun")
+                .doesNotContain("orderViolations");
+        assertThat(ChaosResult.PARTS).containsEntry("duplicateEffectsHung", "duplicateEffects");
+        for (String counter : List.of("keyHandlerOverlaps", "commitOrderInversions", "hungAttemptsOverrun")) {
+            ChaosResult r = clean();
+            r.put(counter, 2L);
+            r.finish();
+            assertThat(r.valid()).as(counter).isFalse();
+            assertThat(Checker.failures(r)).containsExactly(counter + "=2");
+        }
+    }
+
+    @Test
     void aCountThatMovedOutsideTheVerdictIsNotCaught() {
         ChaosResult r = clean();
         r.put("kafkaDuplicates", 5L); // reported, at-least-once delivery: not a failure

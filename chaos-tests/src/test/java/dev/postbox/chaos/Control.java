@@ -55,8 +55,23 @@ enum Control {
     WORKER_EXITS(null, "unexpectedWorkerExits"),
     /** Transactional completion commits although the lease token is stale. */
     UNFENCED_COMPLETION("unfencedCompletion", "duplicateEffectsLocal"),
-    /** The claim ignores ordering keys. */
-    IGNORE_ORDERING_KEY("ignoreOrderingKey", "orderViolations"),
+    /**
+     * The claim ignores ordering keys: a key's jobs run side by side ({@code keyHandlerOverlaps}) and
+     * out of their commit order ({@code commitOrderInversions}, asserted beside it).
+     */
+    IGNORE_ORDERING_KEY("ignoreOrderingKey", "keyHandlerOverlaps"),
+    /**
+     * Harness (producer): hung jobs with an even seq carry a time limit of their own (60 s) longer
+     * than they hang, as from an engine that never enforced the kind's: their first attempts run for
+     * the whole hang.
+     */
+    HUNG_WITHOUT_TIME_LIMIT(null, "hungAttemptsOverrun"),
+    /**
+     * Harness (worker): a deaf hung handler's first attempt of an odd seq, given up for its time limit,
+     * writes its effect on a connection of its own when it comes back, as from an engine whose give-up
+     * left the late call's transaction able to commit: the retry's effect and the late one both land.
+     */
+    HUNG_LATE_EFFECT_ESCAPES(null, "duplicateEffectsHung"),
     /** The materialiser enqueues fires without their fire key. */
     CRON_WITHOUT_FIRE_KEY("cronWithoutFireKey", "cronMisfires"),
     /** A retried webhook carries a new webhook-id. */
@@ -129,6 +144,7 @@ enum Control {
             case FAN_OUT_NEVER_COMPLETES -> WorkerDefects.FAN_OUT_NEVER_COMPLETES;
             case BAD_SIGNATURE -> WorkerDefects.BAD_SIGNATURE;
             case TENANT_SWAP -> WorkerDefects.TENANT_SWAP;
+            case HUNG_LATE_EFFECT_ESCAPES -> WorkerDefects.HUNG_LATE_EFFECT_ESCAPES;
             default -> null;
         };
     }

@@ -45,6 +45,11 @@ final class CoverageCheck {
             atLeast(gaps, r, "cronFiresSeen", 1);
             atLeast(gaps, r, "poisonJobs", 1);
             atLeast(gaps, r, "rateLimitedRequests", 1);
+            // the new weather: keyed transactions that committed out of their enqueue order, handler runs
+            // of ordered jobs to judge, hung attempts given up for their limit
+            atLeast(gaps, r, "commitOrderAgainstSeqOrder", 1);
+            atLeast(gaps, r, "keyRuns", 1);
+            atLeast(gaps, r, "timedOutAttempts", 1);
             @SuppressWarnings("unchecked")
             Map<String, Long> kinds = (Map<String, Long>) r.values().get("intentsByKind");
             for (String kind : List.of(

@@ -12,7 +12,7 @@ import org.HdrHistogram.Histogram;
 /**
  * What became of the intents: each committed one's effects where its kind sends them, none lost and
  * none applied twice (lost, duplicates, unexpected targets, fan-out), no trace of a rolled-back one
- * or of one never tried (ghosts), per ordering key in enqueue order, and how long after its enqueue
+ * or of one never tried (ghosts), and how long after its enqueue
  * its first effect came; the receiver's requests and duplicate deliveries.
  */
 final class EffectCheck {
@@ -22,7 +22,8 @@ final class EffectCheck {
      * (local table or receiver endpoint). A named tenant's webhooks go to its own endpoint, its events
      * to its own subscribers.
      */
-    private static final String TARGETS = "(VALUES ('" + Producer.LOCAL + "', '', 'local'), ('" + Producer.WEBHOOK
+    private static final String TARGETS = "(VALUES ('" + Producer.LOCAL + "', '', 'local'), ('" + WorkerMain.HUNG
+            + "', '', 'local'), ('" + WorkerMain.HUNG_DEAF + "', '', 'local'), ('" + Producer.WEBHOOK
             + "', '', '" + ChaosEndpoints.RX + "'), ('" + Producer.LIMITED + "', '', '" + ChaosEndpoints.RX_LIMITED
             + "')"
             + ChaosEndpoints.SUBSCRIBERS.stream()
@@ -150,33 +151,6 @@ final class EffectCheck {
         r.put("ghosts", rolledBack + unmatched);
         r.put("ghostsRolledBack", rolledBack);
         r.put("ghostsUnmatchedEffects", unmatched);
-    }
-
-    /** The order counts: {@link #orderViolations} and how many ordering keys were checked. */
-    static void order(Statement s, ChaosResult r) throws SQLException {
-        r.put("orderViolations", orderViolations(s));
-        r.put(
-                "orderedKeysChecked",
-                one(
-                        s,
-                        "SELECT count(*) FROM (SELECT DISTINCT coalesce(tenant, ''), ordering_key FROM chaos_intent"
-                                + " WHERE committed AND ordering_key IS NOT NULL) k"));
-    }
-
-    /**
-     * Per tenant, ordering key and target, the first application of each intent must follow enqueue
-     * (seq) order (ordering keys are unique per tenant: two tenants' equal keys are two keys).
-     */
-    private static long orderViolations(Statement s) throws SQLException {
-        return one(
-                s,
-                "WITH first AS (SELECT coalesce(i.tenant, '') AS tenant, i.ordering_key, e.target, i.seq,"
-                        + "   min(e.id) AS first_id FROM chaos_effect e"
-                        + "   JOIN chaos_intent i ON i.seq = e.seq AND i.tx = e.tx"
-                        + "   WHERE i.committed AND i.ordering_key IS NOT NULL GROUP BY 1, 2, 3, 4),"
-                        + " o AS (SELECT seq, max(seq) OVER (PARTITION BY tenant, ordering_key, target ORDER BY first_id"
-                        + "   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before FROM first)"
-                        + " SELECT count(*) FROM o WHERE before > seq");
     }
 
     /** Enqueue to first effect, per committed intent that has one (ms). */

@@ -10,12 +10,16 @@ import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
 import java.sql.Types;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -33,8 +37,18 @@ import org.springframework.transaction.support.TransactionTemplate;
  * outside the transaction with the transaction's outcome, its tenant and its idempotency key. A
  * mixed transaction belongs to one tenant ({@link ChaosTenants}): a named tenant's local jobs,
  * webhooks (to its own endpoint) and events are its jobs; local jobs, webhooks and events take the
- * key {@code k-<n>}, n counted per tenant, so every tenant reuses the others' keys. A transaction
- * that fails for any reason other than a deliberate rollback or a connection error whose outcome is
+ * key {@code k-<n>}, n counted per tenant, so every tenant reuses the others' keys.
+ *
+ * <p>An ordering key's local jobs and webhooks are written as an application with several threads
+ * writes them: each sequence is two transactions of the key, started together on two of {@link
+ * #KEYED_THREADS} producer threads. Each bumps its aggregate's version row ({@code chaos_aggregate})
+ * either before or after its enqueues (chosen at random), holding the transaction open 0-{@value
+ * #KEYED_HOLD_MAX_MILLIS} ms between the two, and records the version it got: the key's commit order,
+ * recorded by the application (the row lock orders the key's transactions, so no two of them are
+ * unordered). A transaction that enqueues first and locks second may commit after a later enqueue,
+ * which is what per-key commit order must survive. Every 20th mixed transaction of the default tenant
+ * also carries a job of a hung kind ({@link WorkerMain#HUNG}, {@link WorkerMain#HUNG_DEAF}), in turn.
+ * A transaction that fails for any reason other than a deliberate rollback or a connection error whose outcome is
  * then settled is a producer failure, and fails the run.
  */
 final class Producer {
@@ -74,6 +88,10 @@ final class Producer {
     private final boolean ghostControl;
     private final boolean poisonAttemptControl;
     private final boolean brokenEnqueueControl;
+    private final boolean hungWithoutTimeLimitControl;
+    /** Runs the ordering keys' transactions, two of a key at a time ({@link #keyedPair}). */
+    private final ExecutorService keyed;
+
     private final TransactionTemplate transactions;
     private final JdbcTemplate jdbc;
     private long txId;
@@ -95,6 +113,12 @@ final class Producer {
     long retries;
     long ambiguousCommits;
     long failures;
+    long keyedTransactions;
+    long hungIntents;
+    /** Mixed transactions so far: every {@link #HUNG_EVERY}th takes a hung job. */
+    private long mixedTransactions;
+
+    private int sinceBacklogCheck;
 
     /** {@code brokers}: the run's broker destinations, or null for a run without broker traffic. */
     Producer(
@@ -114,6 +138,12 @@ final class Producer {
         this.ghostControl = config.controls().contains(Control.GHOST);
         this.poisonAttemptControl = config.controls().contains(Control.POISON_ATTEMPT_TOO_MANY);
         this.brokenEnqueueControl = config.controls().contains(Control.BROKEN_ENQUEUE);
+        this.hungWithoutTimeLimitControl = config.controls().contains(Control.HUNG_WITHOUT_TIME_LIMIT);
+        this.keyed = Executors.newFixedThreadPool(KEYED_THREADS, r -> {
+            Thread t = new Thread(r, "chaos-keyed-producer");
+            t.setDaemon(true);
+            return t;
+        });
         this.transactions = new TransactionTemplate(new DataSourceTransactionManager(ds));
         this.jdbc = new JdbcTemplate(ds);
     }
@@ -192,8 +222,25 @@ final class Producer {
                 continue;
             }
             next += interval;
-            businessTransaction(newIntents(1 + random.nextInt(4), false, tenant()));
-            if (txId % 25 == 0) {
+            String tenant = tenant();
+            List<Intent> intents = newIntents(1 + random.nextInt(4), false, tenant);
+            if (isKeyedSequence(intents)) {
+                keyedPair(intents, tenant);
+            } else {
+                if (workload.mixedKinds()
+                        && tenant == null
+                        && intents.get(0).orderingKey() == null
+                        && ++mixedTransactions % HUNG_EVERY == 0) {
+                    intents.add(intent(
+                            (mixedTransactions / HUNG_EVERY) % 2 == 0 ? WorkerMain.HUNG : WorkerMain.HUNG_DEAF,
+                            null,
+                            null));
+                    hungIntents++;
+                }
+                businessTransaction(intents);
+            }
+            if (++sinceBacklogCheck >= 25) {
+                sinceBacklogCheck = 0;
                 awaitBacklogBelow(deadline);
                 next = Math.max(next, System.nanoTime());
             }
@@ -202,6 +249,80 @@ final class Producer {
                 log.info("producer: {} intents committed, {} rolled back", committedIntents, rolledBackIntents);
             }
         }
+        awaitKeyedTransactions();
+    }
+
+    /** Producer threads for the ordering keys' transactions: two per sequence, and room for the next. */
+    static final int KEYED_THREADS = 4;
+
+    /** Longest a keyed transaction stays open between its aggregate's lock and its enqueues. */
+    static final int KEYED_HOLD_MAX_MILLIS = 20;
+
+    /** Every this many mixed transactions of the default tenant, one carries a hung job. */
+    static final int HUNG_EVERY = 20;
+
+    /** An ordered sequence of local jobs or webhooks (a Kafka sequence keeps one thread: its check is by seq). */
+    private static boolean isKeyedSequence(List<Intent> intents) {
+        String kind = intents.get(0).kind();
+        return intents.get(0).orderingKey() != null && (kind.equals(LOCAL) || kind.equals(WEBHOOK));
+    }
+
+    /**
+     * One ordering key's sequence as two transactions of the key, split in enqueue order, each on a
+     * producer thread of its own, started together; each decides on its own to roll back, and to lock
+     * its aggregate before or after its enqueues.
+     */
+    private void keyedPair(List<Intent> intents, String tenant) {
+        int split = (intents.size() + 1) / 2;
+        for (List<Intent> part : List.of(intents.subList(0, split), intents.subList(split, intents.size()))) {
+            long tx = ++txId;
+            boolean rollback = random.nextDouble() < workload.rollbackShare();
+            KeyStep step = new KeyStep(
+                    tenant == null ? "" : tenant,
+                    part.get(0).orderingKey(),
+                    random.nextBoolean(),
+                    random.nextInt(KEYED_HOLD_MAX_MILLIS + 1));
+            List<Intent> own = List.copyOf(part);
+            keyed.execute(() -> {
+                try {
+                    businessTransaction(tx, own, rollback, step);
+                } catch (SQLException | InterruptedException | RuntimeException e) {
+                    synchronized (this) {
+                        failures++;
+                    }
+                    log.error("keyed business transaction {} failed (a producer failure fails the run)", tx, e);
+                }
+            });
+        }
+    }
+
+    /** Waits until every keyed transaction handed to the producer threads has ended. */
+    private void awaitKeyedTransactions() throws InterruptedException {
+        keyed.shutdown();
+        if (!keyed.awaitTermination(5, TimeUnit.MINUTES)) {
+            throw new IllegalStateException("keyed producer threads did not finish within 5 minutes");
+        }
+    }
+
+    /**
+     * How a keyed transaction takes its aggregate's row ({@code tenant} {@code ''}: the default): before
+     * ({@code lockFirst}) or after its enqueues, staying open {@code holdMillis} between the two.
+     */
+    private record KeyStep(String tenant, String key, boolean lockFirst, int holdMillis) {}
+
+    /** Takes the aggregate's row lock and its next version (the key's commit order). */
+    private long bumpVersion(KeyStep step) {
+        Long version = jdbc.queryForObject(
+                "INSERT INTO chaos_aggregate (tenant, ordering_key, version) VALUES (?, ?, 1)"
+                        + " ON CONFLICT (tenant, ordering_key) DO UPDATE SET version = chaos_aggregate.version + 1"
+                        + " RETURNING version",
+                Long.class,
+                step.tenant(),
+                step.key());
+        if (version == null) {
+            throw new IllegalStateException("no version for key " + step.key());
+        }
+        return version;
     }
 
     /**
@@ -321,16 +442,28 @@ final class Producer {
 
     /** One business transaction: the order row and its intents, committed or rolled back on purpose. */
     private void businessTransaction(List<Intent> intents) throws SQLException, InterruptedException {
-        long tx = ++txId;
-        boolean rollback = random.nextDouble() < workload.rollbackShare();
+        businessTransaction(++txId, intents, random.nextDouble() < workload.rollbackShare(), null);
+    }
+
+    /**
+     * One business transaction; {@code step}: for a keyed one, when it bumps its aggregate's version
+     * (null: it has no aggregate). Runs on the producer's thread or on a keyed producer thread.
+     */
+    private void businessTransaction(long tx, List<Intent> intents, boolean rollback, KeyStep step)
+            throws SQLException, InterruptedException {
         Boolean committed = null;
         long[] enqueuedMs = {System.currentTimeMillis()};
+        Long[] version = {null};
         boolean[] callbackDone = {false};
         for (int attempt = 1; ; attempt++) {
             callbackDone[0] = false;
             try {
                 transactions.executeWithoutResult(status -> {
                     jdbc.update("INSERT INTO chaos_order (tx, intents) VALUES (?, ?)", tx, intents.size());
+                    if (step != null && step.lockFirst()) {
+                        version[0] = bumpVersion(step);
+                        LockSupport.parkNanos(step.holdMillis() * 1_000_000L);
+                    }
                     if (brokenEnqueueControl && tx % BROKEN_ENQUEUE_EVERY == BROKEN_ENQUEUE_EVERY / 2) {
                         // CONTROL BROKEN_ENQUEUE: a broken serialiser truncates a payload; Postbox refuses it
                         outbox.enqueue(JobRequest.builder(LOCAL)
@@ -341,6 +474,10 @@ final class Producer {
                         enqueue(tx, i);
                     }
                     enqueuedMs[0] = System.currentTimeMillis();
+                    if (step != null && !step.lockFirst()) {
+                        LockSupport.parkNanos(step.holdMillis() * 1_000_000L);
+                        version[0] = bumpVersion(step);
+                    }
                     if (rollback) {
                         status.setRollbackOnly();
                     }
@@ -355,7 +492,9 @@ final class Producer {
                         : thrown;
                 if (connectionError(e) && !callbackDone[0] && attempt < 60) {
                     // failed before the commit (the server restarting): nothing committed, run it again
-                    retries++;
+                    synchronized (this) {
+                        retries++;
+                    }
                     Thread.sleep(500);
                     continue;
                 } else if (connectionError(e) && callbackDone[0] && !rollback) {
@@ -363,7 +502,9 @@ final class Producer {
                 } else if (connectionError(e) && callbackDone[0]) {
                     committed = false; // a deliberate rollback on a dying connection: no COMMIT was sent
                 } else {
-                    failures++;
+                    synchronized (this) {
+                        failures++;
+                    }
                     log.error("business transaction {} failed (a producer failure fails the run)", tx, thrown);
                     committed = false;
                 }
@@ -372,20 +513,27 @@ final class Producer {
         }
         Boolean outcome = committed;
         retrying(side -> {
-            record(side, tx, intents, outcome, enqueuedMs[0]);
+            record(side, tx, intents, outcome, enqueuedMs[0], version[0]);
             return null;
         });
         if (committed == null) {
-            ambiguousCommits++;
+            synchronized (this) {
+                ambiguousCommits++;
+            }
             committed = retrying(c -> orderRowExists(c, tx));
             log.info("business transaction {}: commit outcome unknown, order row present: {}", tx, committed);
         }
-        if (committed) {
-            committedIntents += intents.size();
-            committedTransactions++;
-        } else {
-            rolledBackIntents += intents.size();
-            rolledBackTransactions++;
+        synchronized (this) { // the keyed producer threads count here too
+            if (committed) {
+                committedIntents += intents.size();
+                committedTransactions++;
+            } else {
+                rolledBackIntents += intents.size();
+                rolledBackTransactions++;
+            }
+            if (step != null) {
+                keyedTransactions++;
+            }
         }
     }
 
@@ -431,6 +579,12 @@ final class Producer {
                         .orderingKey(i.orderingKey())
                         .tenant(i.tenant());
                 request.maxAttempts(i.kind().equals(POISON) ? poisonBudget(i.seq()) : localMaxAttempts);
+                if (hungWithoutTimeLimitControl
+                        && (i.kind().equals(WorkerMain.HUNG) || i.kind().equals(WorkerMain.HUNG_DEAF))
+                        && i.seq() % 2 == 0) {
+                    // CONTROL HUNG_WITHOUT_TIME_LIMIT: a limit of its own far beyond the hang
+                    request.timeLimit(HUNG_CONTROL_TIME_LIMIT);
+                }
                 if (ghostControl && i.kind().equals(LOCAL) && i.orderingKey() == null) {
                     enqueueInItsOwnTransaction(request.build());
                 } else {
@@ -460,11 +614,18 @@ final class Producer {
         }
     }
 
-    private static void record(Connection side, long tx, List<Intent> intents, Boolean committed, long enqueuedMs)
+    /**
+     * Under {@link Control#HUNG_WITHOUT_TIME_LIMIT}, the time limit of the hung jobs of an even seq: longer
+     * than they hang, so nothing gives them up.
+     */
+    static final Duration HUNG_CONTROL_TIME_LIMIT = Duration.ofSeconds(60);
+
+    private static void record(
+            Connection side, long tx, List<Intent> intents, Boolean committed, long enqueuedMs, Long version)
             throws SQLException {
         try (PreparedStatement ps = side.prepareStatement("INSERT INTO chaos_intent"
-                + " (seq, tx, kind, ordering_key, committed, enqueued_ms, tenant, idem_key)"
-                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+                + " (seq, tx, kind, ordering_key, committed, enqueued_ms, tenant, idem_key, key_version)"
+                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
                 + " ON CONFLICT (seq) DO NOTHING")) {
             for (Intent i : intents) {
                 ps.setLong(1, i.seq());
@@ -479,6 +640,11 @@ final class Producer {
                 ps.setLong(6, enqueuedMs);
                 ps.setString(7, i.tenant());
                 ps.setString(8, i.key());
+                if (version == null) {
+                    ps.setNull(9, Types.BIGINT);
+                } else {
+                    ps.setLong(9, version);
+                }
                 ps.addBatch();
             }
             ps.executeBatch();
@@ -570,7 +736,9 @@ final class Producer {
                 if (!connectionError(e) || attempt >= 60) {
                     throw e;
                 }
-                retries++;
+                synchronized (this) {
+                    retries++;
+                }
                 Thread.sleep(1_000);
             }
         }

@@ -31,6 +31,11 @@ final class WorkerDefects {
      * ({@link ChaosTenants#swapped}) as the next tenant's.
      */
     static final String TENANT_SWAP = "chaos.control.tenantSwap";
+    /**
+     * {@link Control#HUNG_LATE_EFFECT_ESCAPES}: a deaf hung handler's first attempt of an odd seq, given
+     * up for its time limit, writes its effect on a connection of its own when it comes back.
+     */
+    static final String HUNG_LATE_EFFECT_ESCAPES = "chaos.control.hungLateEffectEscapes";
     /** Set on one incarnation only (the driver's choice): it halts this long after READY. */
     static final String EXIT_AFTER_MS = "chaos.control.exitAfterMs";
 
@@ -59,6 +64,7 @@ final class WorkerDefects {
     final boolean fanOutNeverCompletes;
     final boolean badSignature;
     final boolean tenantSwap;
+    final boolean hungLateEffectEscapes;
     final long exitAfterMillis;
 
     private WorkerDefects(
@@ -68,6 +74,7 @@ final class WorkerDefects {
             boolean fanOutNeverCompletes,
             boolean badSignature,
             boolean tenantSwap,
+            boolean hungLateEffectEscapes,
             long exitAfterMillis) {
         this.lost = lost;
         this.misroutedEffect = misroutedEffect;
@@ -75,6 +82,7 @@ final class WorkerDefects {
         this.fanOutNeverCompletes = fanOutNeverCompletes;
         this.badSignature = badSignature;
         this.tenantSwap = tenantSwap;
+        this.hungLateEffectEscapes = hungLateEffectEscapes;
         this.exitAfterMillis = exitAfterMillis;
     }
 
@@ -86,12 +94,18 @@ final class WorkerDefects {
                 Boolean.getBoolean(FAN_OUT_NEVER_COMPLETES),
                 Boolean.getBoolean(BAD_SIGNATURE),
                 Boolean.getBoolean(TENANT_SWAP),
+                Boolean.getBoolean(HUNG_LATE_EFFECT_ESCAPES),
                 Long.getLong(EXIT_AFTER_MS, 0));
     }
 
     /** {@link Control#LOST}: the local handler completes this job without writing its effect. */
     boolean skipsEffect(String orderingKey, long seq) {
         return lost && orderingKey == null && seq % LOST_EVERY == 0;
+    }
+
+    /** {@link Control#HUNG_LATE_EFFECT_ESCAPES}: this given-up deaf attempt's late write escapes its transaction. */
+    boolean hungLateEffectEscapes(long seq) {
+        return hungLateEffectEscapes && seq % 2 == 1;
     }
 
     /** {@link Control#TENANT_SWAP}: the tenant the local handler records for this job. */
@@ -131,7 +145,8 @@ final class WorkerDefects {
         return fanOutNeverCompletes && job.kind().equals(Webhooks.FAN_OUT_KIND) && seq(job) % 5 == PARKED_EVENT_RESIDUE;
     }
 
-    private static long seq(Job job) {
+    /** The payload's {@code seq}, or -1. */
+    static long seq(Job job) {
         Object seq = job.payload(Map.class).get("seq");
         return seq instanceof Number n ? n.longValue() : -1;
     }

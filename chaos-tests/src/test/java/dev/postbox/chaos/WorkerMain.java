@@ -54,6 +54,12 @@ public class WorkerMain {
     static final String CRON = "cron-tick";
     static final String SCHEDULE = "chaos-tick";
     static final int POISON_BUDGET = 3;
+    /** The hung kinds ({@link ChaosHandlers#hung}, {@link ChaosHandlers#hungDeaf}) and their time limit. */
+    static final String HUNG = "hang";
+
+    static final String HUNG_DEAF = "hang-deaf";
+    static final String HUNG_TIME_LIMIT = "1s";
+    static final long HUNG_TIME_LIMIT_MILLIS = 1_000;
 
     /** Endpoint connect/read/call timeout; the receiver's "timeout after apply" sleeps longer. */
     static final Duration HTTP_TIMEOUT = Duration.ofSeconds(1);
@@ -247,12 +253,18 @@ public class WorkerMain {
         public List<HandlerRegistration> handlers() {
             return http.handlers().stream()
                     .map(r -> HandlerRegistration.of(r.kind(), (OutcomeHandler) job -> {
+                                long entered = System.currentTimeMillis();
                                 crash.started(job);
                                 if (defects.skipsDelivery(job)) {
                                     // CONTROL FAN_OUT_SKIPS_A_SUBSCRIBER: completed, never sent
                                     return JobOutcome.done();
                                 }
-                                JobOutcome outcome = r.handler().attempt(defects.asSeenByDelivery(job));
+                                JobOutcome outcome;
+                                try {
+                                    outcome = r.handler().attempt(defects.asSeenByDelivery(job));
+                                } finally {
+                                    KeyRuns.ran(job, WorkerDefects.seq(job), entered);
+                                }
                                 if (outcome instanceof JobOutcome.Done) {
                                     crash.afterHandler(job);
                                     if (defects.parks(job)) {

@@ -18,7 +18,9 @@ import java.util.stream.Stream;
  * What the workers printed, by the harness's marker conventions: handler starts per job ({@code
  * START <job id> <kind>}), transactions of local handlers that rolled back ({@code ROLLBACK <job id>
  * <tx> <seq> <wall ms>}, per worker incarnation), crash points that fired ({@code CRASHPOINT}), the
- * engine's own stale-token reports ({@code STALE}), and start-up times ({@code READY ...
+ * engine's own stale-token reports ({@code STALE}), the runs of ordered jobs' handlers ({@code KEYRUN
+ * <job id> <tenant|-> <key> <seq> <entry ms> <exit ms>}), the hung kinds' runs ({@code HUNGRUN}), and
+ * start-up times ({@code READY ...
  * springMs=... uptimeMs=...}).
  */
 public final class WorkerLogs {
@@ -26,6 +28,14 @@ public final class WorkerLogs {
     /** A local handler's transaction that rolled back: which job, its payload's key, when (wall ms). */
     public record Rollback(long jobId, long tx, long seq, long atMillis) {}
 
+    /** A handler run of a job with an ordering key, as its worker printed it ({@code tenant} "-": the default). */
+    public record KeyRun(String worker, long jobId, String tenant, String key, long seq, long startMs, long endMs) {}
+
+    /** A hung kind's handler run ({@code HUNGRUN <job id> <kind> <attempt> <entry ms> <exit ms>}). */
+    public record HungRun(String worker, long jobId, String kind, int attempt, long startMs, long endMs) {}
+
+    private final List<KeyRun> keyRuns = new ArrayList<>();
+    private final List<HungRun> hungRuns = new ArrayList<>();
     private long[] startedJobs = new long[1 << 16];
     private int[] startedBy = new int[1 << 16];
     private int starts;
@@ -66,6 +76,33 @@ public final class WorkerLogs {
                     .computeIfAbsent(worker, w -> new ArrayList<>())
                     .add(new Rollback(
                             Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4])));
+        } else if (line.startsWith("KEYRUN ")) {
+            String[] f = line.split(" ");
+            try {
+                keyRuns.add(new KeyRun(
+                        worker,
+                        Long.parseLong(f[1]),
+                        f[2],
+                        f[3],
+                        Long.parseLong(f[4]),
+                        Long.parseLong(f[5]),
+                        Long.parseLong(f[6].trim())));
+            } catch (RuntimeException cutByAKill) {
+                // a line cut short by a kill is not a run
+            }
+        } else if (line.startsWith("HUNGRUN ")) {
+            String[] f = line.split(" ");
+            try {
+                hungRuns.add(new HungRun(
+                        worker,
+                        Long.parseLong(f[1]),
+                        f[2],
+                        Integer.parseInt(f[3]),
+                        Long.parseLong(f[4]),
+                        Long.parseLong(f[5].trim())));
+            } catch (RuntimeException cutByAKill) {
+                // a line cut short by a kill is not a run
+            }
         } else if (line.startsWith("STALE ")) {
             staleTokens++;
         } else if (line.startsWith("CRASHPOINT ")) {
@@ -116,6 +153,16 @@ public final class WorkerLogs {
             out.computeIfAbsent(workers.get(startedBy[i]), w -> new HashMap<>()).merge(startedJobs[i], 1, Integer::sum);
         }
         return out;
+    }
+
+    /** Every handler run of an ordered job the workers printed. */
+    public List<KeyRun> keyRuns() {
+        return keyRuns;
+    }
+
+    /** Every hung kind's handler run the workers printed. */
+    public List<HungRun> hungRuns() {
+        return hungRuns;
     }
 
     public long handlerStarts() {
