@@ -15,7 +15,7 @@ import javax.sql.DataSource;
  * zones, but a zone change is a timing change, so each registration restarts the schedule from the
  * first fire after now. Together with the cron node ({@link CronNodeMain}), whose materialiser runs
  * {@value CronNodeMain#AHEAD_SECONDS} s ahead, that plans fires a second time, and only the fire key
- * keeps each fire one job (DESIGN section 2.7: N schedulers with skewed clocks, one job per fire).
+ * keeps each fire one job (N schedulers with skewed clocks, one job per fire).
  *
  * <p>The checker's expected fires come from here (the driver's clock and the definition): one per
  * second from {@link #firstExpected()} to {@link #lastExpected()}.

@@ -8,8 +8,8 @@ import java.time.Duration;
 
 /**
  * The cron node: a process that only runs the schedule materialiser, on a clock {@value
- * #AHEAD_SECONDS} s ahead of the database's, so fires are planned that much early (DESIGN section
- * 2.7's skewed scheduler). The fault injector leaves it alone; the workers' own materialisers run
+ * #AHEAD_SECONDS} s ahead of the database's, so fires are planned that much early (a skewed
+ * scheduler). The fault injector leaves it alone; the workers' own materialisers run
  * on the database clock beside it. Negative controls reach it like the workers, as {@code
  * -Dpostbox.control.*} flags.
  */

@@ -9,8 +9,8 @@ import java.util.List;
 /**
  * The rate-limited endpoint as its receiver sees it: in no 1-s window of arrivals may there be more
  * than {@code rate + burst} requests (every request counts, whatever the receiver answered: each
- * took a permit). That is the promise of a token bucket of that rate and burst, held cluster-wide
- * (DESIGN section 2.8), measured at the receiver. Bursts of {@link Producer#LIMITED_BURST_SIZE}
+ * took a permit). That is the promise of a token bucket of that rate and burst, held cluster-wide,
+ * measured at the receiver. Bursts of {@link Producer#LIMITED_BURST_SIZE}
  * requests make a limit that is missing or held per process visible.
  *
  * <p>A request that reaches the receiver more than {@link #LATE_MILLIS} after its own {@code
