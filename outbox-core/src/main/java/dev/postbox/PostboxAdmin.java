@@ -42,6 +42,24 @@ public final class PostboxAdmin {
      */
     public List<TaggedJob> jobsTagged(@Nullable String tenant, Map<String, String> tags, int limit) {
         String key = tenant == null ? "" : TenantId.validate(tenant, "tenant");
+        checkTagSearch(tags, limit);
+        return call(c -> store.jobsTagged(c, key, tags, limit));
+    }
+
+    /**
+     * The jobs of every tenant that carry every one of {@code tags} (and maybe more), live, archived or
+     * dead, newest first: {@link #jobsTagged} for an operator of the whole installation (the
+     * console without a tenant filter). Served by the same indexes.
+     *
+     * @param tags at least one tag, each as {@link JobRequest.Builder#tag} requires
+     * @param limit 1 to 1000
+     */
+    public List<TaggedJob> jobsTaggedInEveryTenant(Map<String, String> tags, int limit) {
+        checkTagSearch(tags, limit);
+        return call(c -> store.jobsTagged(c, null, tags, limit));
+    }
+
+    private static void checkTagSearch(Map<String, String> tags, int limit) {
         Require.notNull(tags, "tags");
         if (tags.isEmpty()) {
             throw new IllegalArgumentException("tags may not be empty: name at least one key=value to search by");
@@ -50,7 +68,6 @@ public final class PostboxAdmin {
         if (limit < 1 || limit > 1000) {
             throw new IllegalArgumentException("limit must be between 1 and 1000, was " + limit);
         }
-        return call(c -> store.jobsTagged(c, key, tags, limit));
     }
 
     /** Dead letters matching the filter, newest first. */

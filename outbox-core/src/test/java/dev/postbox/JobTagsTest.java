@@ -2,6 +2,7 @@ package dev.postbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.postbox.internal.Transactions;
 import java.sql.Connection;
@@ -63,7 +64,19 @@ class JobTagsTest extends DatabaseTest {
         assertThat(postbox.admin().jobsTagged(null, Map.of("customer", "42"), 100))
                 .as("the default tenant has none")
                 .isEmpty();
+        assertThat(postbox.admin().jobsTaggedInEveryTenant(Map.of("customer", "42"), 100))
+                .as("every tenant's, newest first")
+                .extracting(TaggedJob::id, TaggedJob::tenant)
+                .containsExactly(
+                        tuple(otherTenant, "globex"),
+                        tuple(live, "acme"),
+                        tuple(dead, "acme"),
+                        tuple(archived, "acme"));
         assertThat(postbox.admin().job(archived).orElseThrow().tags()).containsEntry("request", "abc");
+        assertThat(postbox.admin().deadLetters(DeadLetterFilter.all(), 10))
+                .as("a dead letter names its tenant")
+                .extracting(DeadLetter::id, DeadLetter::tenant)
+                .containsExactly(tuple(dead, "acme"));
         assertThat(jdbc.queryForObject("SELECT tags IS NULL FROM outbox_job WHERE id = ?", Boolean.class, untagged))
                 .as("a job without tags stores none")
                 .isTrue();
@@ -110,14 +123,26 @@ class JobTagsTest extends DatabaseTest {
         assertThat(postbox.admin().jobsTagged(null, Map.of("customer", "42"), 10))
                 .extracting(TaggedJob::id)
                 .containsExactly(42_000L);
-        String plan;
+        assertThat(postbox.admin().jobsTaggedInEveryTenant(Map.of("customer", "42"), 10))
+                .extracting(TaggedJob::id)
+                .containsExactly(42_000L);
+        // the partition holding the rows is read through its index; only empty partitions are scanned
+        for (String tenant : new String[] {" AND coalesce(tenant, '') = ''", ""}) {
+            String plan = explain("SELECT id FROM outbox_job_archive WHERE tags @> ARRAY['customer=42']" + tenant
+                    + " ORDER BY id DESC LIMIT 10");
+            assertThat(plan).as(tenant).containsPattern("Bitmap Index Scan on outbox_job_archive_p\\d+_tags_idx");
+            assertThat(plan.lines().filter(line -> line.contains("Seq Scan")))
+                    .as(tenant)
+                    .allMatch(line -> line.contains("cost=0.00..0.00"));
+        }
+    }
+
+    private String explain(String sql) throws Exception {
         try (Connection c = dataSource.getConnection()) {
-            plan = Transactions.rolledBack(c, tx -> {
+            return Transactions.rolledBack(c, tx -> {
                 StringBuilder text = new StringBuilder();
                 try (Statement s = tx.createStatement();
-                        ResultSet rs = s.executeQuery("EXPLAIN SELECT id FROM outbox_job_archive"
-                                + " WHERE tags @> ARRAY['customer=42'] AND coalesce(tenant, '') = ''"
-                                + " ORDER BY id DESC LIMIT 10")) {
+                        ResultSet rs = s.executeQuery("EXPLAIN " + sql)) {
                     while (rs.next()) {
                         text.append(rs.getString(1)).append('\n');
                     }
@@ -125,9 +150,5 @@ class JobTagsTest extends DatabaseTest {
                 return text.toString();
             });
         }
-        // the partition holding the rows is read through its index; only empty partitions are scanned
-        assertThat(plan).containsPattern("Bitmap Index Scan on outbox_job_archive_p\\d+_tags_idx");
-        assertThat(plan.lines().filter(line -> line.contains("Seq Scan")))
-                .allMatch(line -> line.contains("cost=0.00..0.00"));
     }
 }

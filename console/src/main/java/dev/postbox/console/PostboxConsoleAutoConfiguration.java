@@ -137,6 +137,7 @@ public class PostboxConsoleAutoConfiguration {
                 new QueueStore(database),
                 new LastHourStore(database),
                 new WorkerStore(database),
+                postbox,
                 views,
                 slo(environment),
                 workerAlive(postbox));

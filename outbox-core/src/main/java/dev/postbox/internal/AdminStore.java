@@ -96,9 +96,11 @@ public final class AdminStore {
      * tags}, newest first. Each branch is a bitmap scan of its table's partial GIN index ({@code tags
      * @> ...} implies {@code tags IS NOT NULL}); the tenant is a filter on the rows found.
      */
-    public List<TaggedJob> jobsTagged(Connection c, String tenantKey, Map<String, String> tags, int limit)
+    /** Jobs with every one of the tags, of one tenant ({@code tenantKey}, '' the default) or of all (null). */
+    public List<TaggedJob> jobsTagged(Connection c, @Nullable String tenantKey, Map<String, String> tags, int limit)
             throws SQLException {
-        String match = " WHERE tags @> ?::text[] AND coalesce(tenant, '') = ? ORDER BY id DESC LIMIT ?)";
+        String match = " WHERE tags @> ?::text[]" + (tenantKey == null ? "" : " AND coalesce(tenant, '') = ?")
+                + " ORDER BY id DESC LIMIT ?)";
         String sql = "(SELECT id, queue, kind, state, tenant, tags, created_at, NULL::timestamptz FROM outbox_job"
                 + match
                 + " UNION ALL (SELECT id, queue, kind, state, tenant, tags, created_at, finished_at"
@@ -111,7 +113,9 @@ public final class AdminStore {
             int i = 1;
             for (int branch = 0; branch < 3; branch++) {
                 ps.setArray(i++, c.createArrayOf("text", elements));
-                ps.setString(i++, tenantKey);
+                if (tenantKey != null) {
+                    ps.setString(i++, tenantKey);
+                }
                 ps.setInt(i++, limit);
             }
             ps.setInt(i, limit);
@@ -213,7 +217,7 @@ public final class AdminStore {
             throws SQLException {
         Where where = Where.of(filter, tenantKey);
         String sql = "SELECT id, queue, kind, endpoint, idempotency_key, attempts, max_attempts, last_error,"
-                + " created_at, dead_at FROM outbox_dead_letter" + where.sql()
+                + " created_at, dead_at, tenant FROM outbox_dead_letter" + where.sql()
                 + " ORDER BY dead_at DESC, id DESC LIMIT ?";
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setInt(where.bind(ps, 1), limit);
@@ -230,7 +234,8 @@ public final class AdminStore {
                             rs.getInt(7),
                             rs.getString(8),
                             rs.getTimestamp(9).toInstant(),
-                            rs.getTimestamp(10).toInstant()));
+                            rs.getTimestamp(10).toInstant(),
+                            rs.getString(11)));
                 }
             }
             return letters;

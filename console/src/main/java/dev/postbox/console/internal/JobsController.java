@@ -1,6 +1,7 @@
 package dev.postbox.console.internal;
 
 import dev.postbox.PostboxAdmin;
+import dev.postbox.TaggedJob;
 import dev.postbox.console.PostboxConsoleProperties;
 import jakarta.servlet.http.HttpServletRequest;
 import java.time.Duration;
@@ -45,6 +46,7 @@ public final class JobsController {
     private final JobDetailStore jobDetails;
     private final ConsoleDatabase database;
     private final PostboxAdmin admin;
+    private final TagSearch tagSearch;
     private final ConsoleViews views;
     private final ConsoleActions actions;
     private final PostboxConsoleProperties properties;
@@ -61,6 +63,7 @@ public final class JobsController {
         this.jobDetails = jobDetails;
         this.database = database;
         this.admin = admin;
+        this.tagSearch = new TagSearch(admin);
         this.views = views;
         this.actions = actions;
         this.properties = properties;
@@ -78,7 +81,13 @@ public final class JobsController {
             @RequestParam(required = false) @Nullable String window,
             @RequestParam(required = false) @Nullable String from,
             @RequestParam(required = false) @Nullable String to,
+            HttpServletRequest request,
             Model model) {
+        // Each "tag" parameter as sent: a List<String> parameter would split a lone value at its commas.
+        Map<String, String> tags = TagSearch.parse(request.getParameterValues("tag"));
+        if (!tags.isEmpty()) {
+            TagSearch.onlyWithTenant(id, key, orderingKey, kind, queue, state, from, to);
+        }
         Instant now = database.databaseNow();
         String givenWindow = blank(window);
         String w = givenWindow == null ? DEFAULT_WINDOW : givenWindow;
@@ -115,17 +124,27 @@ public final class JobsController {
                         nz(tenant),
                         w,
                         nz(from),
-                        nz(to)));
+                        nz(to),
+                        TagSearch.shown(tags)));
         model.addAttribute("states", JobSearch.STATES);
         model.addAttribute("windows", List.of("15m", "1h", "6h", "24h", "7d"));
-        List<JobSearchStore.JobRow> rows = jobSearch.search(q, properties.getPageSize());
-        model.addAttribute("rows", rows);
-        model.addAttribute("limited", rows.size() >= properties.getPageSize());
+        if (!tags.isEmpty()) {
+            // Through the core's read API: the tag indexes, the tenant scope and the tag rules are its own.
+            int limit = Math.min(properties.getPageSize(), TagSearch.MAX_ROWS);
+            List<TaggedJob> tagged = tagSearch.jobs(q.tenant(), tags, limit);
+            model.addAttribute("tagged", tagged);
+            model.addAttribute("rows", List.of());
+            model.addAttribute("limited", tagged.size() >= limit);
+        } else {
+            List<JobSearchStore.JobRow> rows = jobSearch.search(q, properties.getPageSize());
+            model.addAttribute("rows", rows);
+            model.addAttribute("limited", rows.size() >= properties.getPageSize());
+        }
         model.addAttribute("section", "jobs");
         return views.page("jobs");
     }
 
-    /** The search form as typed, to show it again. */
+    /** The search form as typed, to show it again; {@code tags} each {@code key=value}. */
     public record SearchForm(
             String id,
             String key,
@@ -136,7 +155,8 @@ public final class JobsController {
             String tenant,
             String window,
             String from,
-            String to) {}
+            String to,
+            List<String> tags) {}
 
     @GetMapping("/jobs/{id}")
     public View job(@PathVariable long id, Model model) {

@@ -1,5 +1,6 @@
 package dev.postbox.console.internal;
 
+import dev.postbox.Postbox;
 import java.time.Duration;
 import java.util.List;
 import org.springframework.stereotype.Controller;
@@ -15,6 +16,7 @@ public final class OverviewController {
     private final QueueStore queues;
     private final LastHourStore lastHour;
     private final WorkerStore workers;
+    private final Postbox postbox;
     private final ConsoleViews views;
     private final Duration slo;
     private final Duration workerAlive;
@@ -27,12 +29,14 @@ public final class OverviewController {
             QueueStore queues,
             LastHourStore lastHour,
             WorkerStore workers,
+            Postbox postbox,
             ConsoleViews views,
             Duration slo,
             Duration workerAlive) {
         this.queues = queues;
         this.lastHour = lastHour;
         this.workers = workers;
+        this.postbox = postbox;
         this.views = views;
         this.slo = slo;
         this.workerAlive = workerAlive;
@@ -50,7 +54,31 @@ public final class OverviewController {
         model.addAttribute(
                 "workersAlive",
                 registered.stream().filter(WorkerStore.Worker::alive).count());
+        model.addAttribute("thisInstance", ThisInstance.of(postbox));
         model.addAttribute("section", "overview");
         return views.page("overview");
+    }
+
+    /**
+     * The worker of the application serving the console. Its stuck handler threads are known only here,
+     * in this process ({@link Postbox#stuckThreads()}): the worker registry does not carry them, so the
+     * other workers' are in their own health and metrics.
+     *
+     * @param stuckThreads handler threads stuck in attempts given up for their time limit
+     * @param stuckThreadLimit how many are tolerated before the worker reports itself unhealthy
+     */
+    public record ThisInstance(String workerId, boolean running, int stuckThreads, int stuckThreadLimit) {
+
+        static ThisInstance of(Postbox postbox) {
+            return new ThisInstance(
+                    postbox.config().workerId(),
+                    postbox.isRunning(),
+                    postbox.stuckThreads(),
+                    postbox.config().stuckThreadLimit());
+        }
+
+        public boolean healthy() {
+            return stuckThreads <= stuckThreadLimit;
+        }
     }
 }
