@@ -8,8 +8,8 @@ import java.sql.SQLException;
  * Runs the dispatcher's hot statements (which tenants have work, the claim) with PostgreSQL's
  * generic plan. Left to itself (plan_cache_mode {@code auto}), PostgreSQL re-planned the claim at
  * every call while draining a backlog, because its custom plans (the same plan here) looked cheaper
- * to its estimates: 0.8-1.1 ms of planning per claim (benchmarks/README.md, "Generic plans for the
- * claim"). Forced, the choice is the same under every load, and a connection plans each statement once.
+ * to its estimates: 0.8-1.1 ms of planning per claim (docs/runs/benchmarks-2026-12.md, "Generic plans
+ * for the claim"). Forced, the choice is the same under every load, and a connection plans each statement once.
  *
  * <p>The statement is sent after {@link #PREFIX}, which sets {@code plan_cache_mode} for the
  * current transaction only: in auto-commit mode the driver sends both in one round trip, in one

@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * do not add {@code state = 'running'}: that predicate matches the partial lease index, and the
  * planner, misled by statistics taken while few rows ran, joined the id/token arrays through it
  * with a nested loop over every running row (4.6 s for a batch of 500 with 20,000 running,
- * against 6 ms through the primary key; see benchmarks/README.md).
+ * against 6 ms through the primary key; see docs/runs/benchmarks-2026-12.md, "History (before 640cb7a)").
  */
 public final class JobStore {
 
