@@ -7,6 +7,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.web.servlet.HandlerInterceptor;
+import org.springframework.web.servlet.resource.ResourceHttpRequestHandler;
 
 /**
  * The console's access decision, made for every request. Every response gets headers that keep the
@@ -46,20 +47,19 @@ public final class ConsoleGuard implements HandlerInterceptor {
 
     @Override
     public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler) {
+        if (handler instanceof ResourceHttpRequestHandler) {
+            // The console's own CSS and htmx: the same files for everyone, no data in them. Serving them
+            // lets the refusal page render; refusing them would only log each refusal as a servlet error.
+            protectiveHeaders(response);
+            return true;
+        }
         check(request, response);
         return true;
     }
 
     /** Sets the protective headers; throws {@link ConsoleRefusedException} when the request may not pass. */
     public void check(HttpServletRequest request, HttpServletResponse response) {
-        response.setHeader("Cache-Control", "no-store");
-        response.setHeader("X-Frame-Options", "DENY");
-        response.setHeader("X-Content-Type-Options", "nosniff");
-        response.setHeader("Referrer-Policy", "same-origin");
-        response.setHeader(
-                "Content-Security-Policy",
-                "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
-                        + " connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+        protectiveHeaders(response);
         String method = request.getMethod();
         boolean read = "GET".equals(method) || "HEAD".equals(method);
         String refusal = read ? readRefusal(request) : writeRefusal(request);
@@ -69,6 +69,17 @@ public final class ConsoleGuard implements HandlerInterceptor {
             }
             throw new ConsoleRefusedException(refusal, access.authenticated(request));
         }
+    }
+
+    private static void protectiveHeaders(HttpServletResponse response) {
+        response.setHeader("Cache-Control", "no-store");
+        response.setHeader("X-Frame-Options", "DENY");
+        response.setHeader("X-Content-Type-Options", "nosniff");
+        response.setHeader("Referrer-Policy", "same-origin");
+        response.setHeader(
+                "Content-Security-Policy",
+                "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
+                        + " connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
     }
 
     private @Nullable String readRefusal(HttpServletRequest request) {
