@@ -155,6 +155,31 @@ class OrderingKeyTest extends DatabaseTest {
     }
 
     @Test
+    void aWaitingJobWhoseRunAtOrPriorityMovesKeepsWaiting() {
+        Postbox postbox = track(Postbox.builder(dataSource)
+                .handler("step", job -> {})
+                .config(fastConfig().build())
+                .build());
+        enqueueCommitted(postbox.outbox(), step("k", 0));
+        enqueueCommitted(postbox.outbox(), step("k", 1));
+        assertThat(waitingSeqs()).containsExactly("1");
+
+        // what an operator's "run now" or a priority change does to the row
+        jdbc.update("UPDATE outbox_job SET run_at = now() - interval '1 hour' WHERE payload->>'seq' = '1'");
+        jdbc.update("UPDATE outbox_job SET priority = 50 WHERE payload->>'seq' = '1'");
+
+        assertThat(waitingSeqs()).containsExactly("1");
+        // and a job that is not waiting gets its claim order from the new values
+        jdbc.update("UPDATE outbox_job SET run_at = timestamptz '2030-01-01', priority = 10"
+                + " WHERE payload->>'seq' = '0'");
+        assertThat(jdbc.queryForObject(
+                        "SELECT sort_at = timestamptz '2030-01-01' - interval '10 seconds' FROM outbox_job"
+                                + " WHERE payload->>'seq' = '0'",
+                        Boolean.class))
+                .isTrue();
+    }
+
+    @Test
     void aDeadLetteredOrCancelledHeadLetsItsNextJobIn() {
         Postbox postbox = track(Postbox.builder(dataSource)
                 .handler("step", job -> {

@@ -96,7 +96,8 @@ class SchemaVerifierTest {
                             "key waiting",
                             "commit order",
                             "dead letter groups",
-                            "job model");
+                            "job model",
+                            "lean insert");
             assertThat(verifier.missingMigrations()).isEmpty();
             assertThat(verifier.missingObjects()).isEmpty();
             assertThat(verifier.installedVersion())

@@ -25,9 +25,14 @@ public final class JobWriter {
 
     private static final String COLUMNS =
             "queue, kind, endpoint, ordering_key, idempotency_key, fire_key, payload, headers, priority,"
-                    + " max_attempts, run_at, expires_at, tenant, time_limit_ms, tags";
+                    + " max_attempts, run_at, expires_at, tenant, time_limit_ms, tags, sort_at";
+    /**
+     * sort_at (run_at shifted earlier by priority seconds) is written here, so that the insert calls
+     * no trigger function; run_at and priority are bound a second time for it.
+     */
     private static final String VALUES = "?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?,"
-            + " coalesce(?::timestamptz, now() + ?::bigint * interval '1 millisecond'), ?, ?, ?, ?::text[]";
+            + " coalesce(?::timestamptz, now() + ?::bigint * interval '1 millisecond'), ?, ?, ?, ?::text[],"
+            + " coalesce(?::timestamptz, now() + ?::bigint * interval '1 millisecond') - ?::integer * interval '1 second'";
 
     private static final String INSERT =
             "INSERT INTO outbox_job (" + COLUMNS + ") VALUES (" + VALUES + ") RETURNING id, txid_current()";
@@ -271,6 +276,10 @@ public final class JobWriter {
         } else {
             ps.setArray(i++, ps.getConnection().createArrayOf("text", tags));
         }
+        // sort_at, from run_at and priority as above
+        Sql.setTimestamp(ps, i++, r.runAt().orElse(null));
+        ps.setLong(i++, r.delay().toMillis());
+        ps.setInt(i++, r.priority());
         return i;
     }
 }
