@@ -20,7 +20,7 @@ class InsertCostSmokeTest {
     void measuresTheIntentWithTheFullTableAndWithEachIndexAndTriggerDropped() throws Exception {
         Env env = Env.create(results);
 
-        Map<String, Object> r = InsertCost.run(env, new InsertCost.Settings(2, 2, 0.2));
+        Map<String, Object> r = InsertCost.run(env, new InsertCost.Settings(2, 2, 0.1));
         env.write(r);
         env.writeSummary();
 
