@@ -27,6 +27,8 @@ final class FloorSteady {
                 "consumer",
                 "one JVM, one connection: LISTEN " + FloorQueue.CHANNEL + ", then `" + FloorQueue.CLAIM + "` (batch "
                         + FloorConsumerChild.BATCH + "), `" + FloorQueue.DELETE + "`, COMMIT");
+        // A tail near the fallback poll would mean missed wake-ups: the result keeps it to compare.
+        r.put("consumerPollMs", FloorConsumerChild.POLL_MS);
         r.put(
                 "producers",
                 "the steady state's producer JVM; one order row plus `INSERT INTO " + FloorQueue.TABLE
