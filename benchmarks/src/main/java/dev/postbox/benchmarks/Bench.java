@@ -28,12 +28,14 @@ public final class Bench {
             Floor.FINISH_NAME,
             "peer",
             "steady-state",
+            FloorSteady.NAME,
             Knee.NAME,
             ScaleOut.NAME,
             Cost.NAME,
             BacklogDepth.NAME,
             "enqueue-overhead",
             "concurrent-enqueue",
+            InsertCost.NAME,
             "http",
             HttpFloor.NAME,
             KafkaRelayBench.NAME,
@@ -91,6 +93,10 @@ public final class Bench {
             int after = Math.max(ordered.indexOf("floor"), ordered.indexOf("peer"));
             ordered.add(after + 1, "burn-down");
         }
+        // Knee's ratio needs the floor's knee: when knee runs with floor-steady, it runs after it.
+        if (ordered.contains(FloorSteady.NAME) && ordered.remove(Knee.NAME)) {
+            ordered.add(ordered.indexOf(FloorSteady.NAME) + 1, Knee.NAME);
+        }
         for (String scenario : ordered) {
             QuietMachine.Wait wait = quiet ? QuietMachine.await() : null;
             double loadBefore = Env.loadAverage();
@@ -101,6 +107,7 @@ public final class Bench {
                 case Floor.FINISH_NAME -> List.of(Floor.runWithEngineFinish(env, sizes.burnJobs(), sizes.floorBatch()));
                 case "peer" -> List.of(Peer.run(env, sizes.burnJobs(), 20));
                 case "steady-state" -> SteadyState.run(env, sizes.steadyRates(), sizes.steadySeconds());
+                case FloorSteady.NAME -> List.of(FloorSteady.run(env, Knee.Settings.fromSystemProperties()));
                 case Knee.NAME -> List.of(Knee.run(env, Knee.Settings.fromSystemProperties()));
                 case ScaleOut.NAME ->
                     List.of(ScaleOut.run(env, ScaleOut.Settings.fromSystemProperties(sizes.burnJobs())));
@@ -110,6 +117,7 @@ public final class Bench {
                 case "enqueue-overhead" -> List.of(EnqueueOverhead.run(env, sizes.overheadTransactions()));
                 case ConcurrentEnqueue.NAME ->
                     List.of(ConcurrentEnqueue.run(env, ConcurrentEnqueue.Settings.fromSystemProperties()));
+                case InsertCost.NAME -> List.of(InsertCost.run(env, InsertCost.Settings.fromSystemProperties()));
                 case "http" -> List.of(Http.run(env, sizes.httpJobs()));
                 case HttpFloor.NAME -> List.of(HttpFloor.run(env, sizes.httpJobs()));
                 case KafkaRelayBench.NAME ->

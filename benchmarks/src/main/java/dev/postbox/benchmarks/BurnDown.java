@@ -32,6 +32,7 @@ final class BurnDown {
         HikariDataSource ds = Db.create();
         try {
             Fixtures.insertPending(ds, jobs, "noop");
+            Map<String, Object> explain = explainClaim(ds, config.claimBatchSize());
             Drain drain = drain(ds, config, jobs);
             if (!drain.completed()) {
                 Map<String, Object> r = env.result("burn-down", jobs, drain.seconds());
@@ -40,6 +41,7 @@ final class BurnDown {
                 r.put("completedJobs", drain.completedJobs());
                 r.put("maxRunningRows", drain.maxRunningRows());
                 r.put("samples", drain.samples());
+                r.putAll(explain);
                 r.put("config", Fixtures.describe(config));
                 r.put("notes", "DID NOT COMPLETE: " + drain.failure());
                 log.warn("burn-down did not complete: {}", drain.failure());
@@ -56,6 +58,7 @@ final class BurnDown {
             r.put("completed", true);
             r.put("maxRunningRows", drain.maxRunningRows());
             r.put("samples", drain.samples());
+            r.putAll(explain);
             r.put("config", Fixtures.describe(config));
             r.put(
                     "notes",
@@ -66,6 +69,30 @@ final class BurnDown {
         } finally {
             Db.drop(ds);
         }
+    }
+
+    /**
+     * {@code EXPLAIN (ANALYZE, BUFFERS)} of the engine's claim statement (its own SQL and bindings, a
+     * batch of the engine's claim size) on the full backlog before the drain, rolled back:
+     * {@code claimExplain}, and {@code claimPlanUsesIndex} (a partial claim index, no sequential scan).
+     */
+    static Map<String, Object> explainClaim(javax.sql.DataSource ds, int batch) throws Exception {
+        Map<String, Object> m = new LinkedHashMap<>();
+        try (java.sql.Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                String plan = HistoryGrowth.explain(c, batch);
+                List<String> indexes = HistoryGrowth.claimIndexes(ds);
+                m.put("claimExplain", plan);
+                m.put(
+                        "claimPlanUsesIndex",
+                        indexes.stream().anyMatch(plan::contains) && !plan.contains("Seq Scan on outbox_job"));
+            } finally {
+                c.rollback();
+                c.setAutoCommit(true);
+            }
+        }
+        return m;
     }
 
     record Drain(

@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 /** One or more {@link EngineChild} JVMs on one database, started together and stopped together. */
-final class EngineFleet implements AutoCloseable {
+final class EngineFleet implements SteadyRun.Consumers {
 
     private static final Duration STARTUP = Duration.ofMinutes(2);
 
@@ -49,7 +49,8 @@ final class EngineFleet implements AutoCloseable {
     }
 
     /** {@code engine-1 -> pid}, ... for {@link CpuMeter}. */
-    Map<String, Long> pids() {
+    @Override
+    public Map<String, Long> pids() {
         Map<String, Long> pids = new LinkedHashMap<>();
         for (int i = 0; i < engines.size(); i++) {
             pids.put("engine-" + (i + 1), engines.get(i).pid());
@@ -57,14 +58,16 @@ final class EngineFleet implements AutoCloseable {
         return pids;
     }
 
-    void go() throws IOException {
+    @Override
+    public void go() throws IOException {
         for (ChildJvm engine : engines) {
             engine.send("go");
         }
     }
 
     /** Stops every engine and collects what each reports. */
-    List<Map<String, Object>> stop() throws Exception {
+    @Override
+    public List<Map<String, Object>> stop() throws Exception {
         for (ChildJvm engine : engines) {
             engine.send("stop");
         }
@@ -89,7 +92,8 @@ final class EngineFleet implements AutoCloseable {
     }
 
     /** Handler start stamps by sequence number, the earliest over all engines. */
-    long[] startStamps() throws IOException {
+    @Override
+    public long[] startStamps() throws IOException {
         long[][] all = new long[stampFiles.size()][];
         for (int i = 0; i < all.length; i++) {
             all[i] = TimeStamps.read(stampFiles.get(i));
@@ -98,7 +102,8 @@ final class EngineFleet implements AutoCloseable {
     }
 
     /** Completions per engine, to see how the work was shared. */
-    List<Long> completedPerEngine() {
+    @Override
+    public List<Long> completedPerEngine() {
         return results.stream()
                 .map(r -> ((Number) r.get("completed")).longValue())
                 .toList();

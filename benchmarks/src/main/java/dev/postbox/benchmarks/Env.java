@@ -24,6 +24,7 @@ final class Env {
     private final String postgresVersion;
     private Double floorJobsPerSecond;
     private Double peerJobsPerSecond;
+    private Integer floorSteadyKneeRate;
 
     private Env(Path resultsDirectory, String gitCommit, boolean gitDirty, String postgresVersion) {
         this.resultsDirectory = resultsDirectory;
@@ -85,6 +86,16 @@ final class Env {
 
     void peer(double jobsPerSecond) {
         this.peerJobsPerSecond = jobsPerSecond;
+    }
+
+    /** The knee of floor-steady in this run (0 when no step was within the bound). */
+    void floorSteadyKnee(int rate) {
+        this.floorSteadyKneeRate = rate;
+    }
+
+    /** The knee of floor-steady, when it ran earlier in this invocation; else null. */
+    Integer floorSteadyKneeRate() {
+        return floorSteadyKneeRate;
     }
 
     Double floorJobsPerSecond() {

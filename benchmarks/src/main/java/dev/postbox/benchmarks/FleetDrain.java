@@ -64,8 +64,13 @@ final class FleetDrain {
      * not the heap, where it would step over every deleted row each time.
      */
     static boolean awaitEmpty(HikariDataSource ds, long timeoutNanos) throws Exception {
+        return awaitEmpty(ds, "outbox_job", timeoutNanos);
+    }
+
+    /** {@link #awaitEmpty(HikariDataSource, long)} for {@code table} (a constant of ours, never input). */
+    static boolean awaitEmpty(HikariDataSource ds, String table, long timeoutNanos) throws Exception {
         long deadline = System.nanoTime() + timeoutNanos;
-        while (Fixtures.count(ds, "SELECT count(*) FROM (SELECT id FROM outbox_job ORDER BY id LIMIT 1) x") > 0) {
+        while (Fixtures.count(ds, "SELECT count(*) FROM (SELECT id FROM " + table + " ORDER BY id LIMIT 1) x") > 0) {
             if (System.nanoTime() > deadline) {
                 return false;
             }

@@ -123,7 +123,7 @@ final class HistoryGrowth {
     }
 
     /** The partial indexes of the live table that order by {@code sort_at}: the claim path. */
-    private static List<String> claimIndexes(javax.sql.DataSource ds) throws Exception {
+    static List<String> claimIndexes(javax.sql.DataSource ds) throws Exception {
         List<String> names = new ArrayList<>();
         try (Connection c = ds.getConnection();
                 java.sql.Statement s = c.createStatement();
@@ -140,7 +140,12 @@ final class HistoryGrowth {
     }
 
     private static String explain(Connection c) throws Exception {
-        StatementCapture.Captured claim = StatementCapture.claim(c, CLAIM_BATCH, "bench");
+        return explain(c, CLAIM_BATCH);
+    }
+
+    /** {@code EXPLAIN (ANALYZE, BUFFERS)} of the engine's claim of {@code batch}; the caller rolls back. */
+    static String explain(Connection c, int batch) throws Exception {
+        StatementCapture.Captured claim = StatementCapture.claim(c, batch, "bench");
         try (PreparedStatement ps = claim.prepare(c, "EXPLAIN (ANALYZE, BUFFERS) ")) {
             StringBuilder plan = new StringBuilder();
             try (ResultSet rs = ps.executeQuery()) {

@@ -24,7 +24,13 @@ import org.HdrHistogram.SynchronizedHistogram;
  * the measured seconds. Postbox here only enqueues (its engine is not started; its notifier wakes
  * the engines in the other JVMs). Writes the commit stamps ({@link TimeStamps}) to {@code file}.
  *
- * <p>Arguments: jdbc-url rate warmup-seconds seconds connections file. On {@code go} it starts; the
+ * <p>With mode {@value #BARE} (scenario floor-steady) the same threads write the intent as a bare row
+ * into {@link FloorQueue}'s table instead, and one more connection sends a coalesced {@code NOTIFY}
+ * after commits, at most one per {@value FloorQueue#NOTIFY_INTERVAL_MS} ms, as Postbox's notifier
+ * does: the floor of the producer side.
+ *
+ * <p>Arguments: jdbc-url rate warmup-seconds seconds connections file [mode: {@value #POSTBOX} or
+ * {@value #BARE}]. On {@code go} it starts; the
  * schedule ends on time even when the rate is out of reach. After its result it waits for {@code
  * stop}, so that its JVM and its backends can still be measured.
  */
@@ -32,6 +38,8 @@ public final class ProducerChild {
 
     static final String APPLICATION = "bench-producer";
     static final String KIND = "order-placed";
+    static final String POSTBOX = "postbox";
+    static final String BARE = "bare";
 
     private ProducerChild() {}
 
@@ -42,12 +50,18 @@ public final class ProducerChild {
         int seconds = Integer.parseInt(args[3]);
         int connections = Integer.parseInt(args[4]);
         Path file = Path.of(args[5]);
+        boolean bare = args.length > 6 && args[6].equals(BARE);
         int total = rate * (warmupSeconds + seconds);
         long[] committedAt = new long[total];
         // two more connections than producers: Postbox's notification sender and commit watcher
         try (HikariDataSource ds = Db.fixedPool(url, connections + 2, APPLICATION)) {
-            Outbox outbox =
-                    Postbox.builder(ds).config(Fixtures.engineConfig()).build().outbox();
+            Outbox outbox = bare
+                    ? null
+                    : Postbox.builder(ds)
+                            .config(Fixtures.engineConfig())
+                            .build()
+                            .outbox();
+            FloorQueue.Notifier notifier = bare ? FloorQueue.Notifier.start(ds) : null;
             ChildJvm.ready("");
             ChildJvm.awaitCommand("go");
             AtomicInteger next = new AtomicInteger();
@@ -75,8 +89,14 @@ public final class ProducerChild {
                                     }
                                     long begin = System.nanoTime();
                                     long order = Orders.insert(c, seq);
-                                    outbox.enqueue(c, JobRequest.of(KIND, Map.of("seq", seq, "orderId", order)));
-                                    c.commit();
+                                    if (outbox != null) {
+                                        outbox.enqueue(c, JobRequest.of(KIND, Map.of("seq", seq, "orderId", order)));
+                                        c.commit();
+                                    } else {
+                                        FloorQueue.insert(c, seq, order);
+                                        c.commit();
+                                        notifier.committed();
+                                    }
                                     long end = System.nanoTime();
                                     committedAt[seq] = end;
                                     if (end >= warmupEnd) {
@@ -92,6 +112,9 @@ public final class ProducerChild {
             threads.forEach(Thread::start);
             for (Thread t : threads) {
                 t.join();
+            }
+            if (notifier != null) {
+                notifier.close();
             }
             TimeStamps.write(file, committedAt);
             Map<String, Object> r = new LinkedHashMap<>();

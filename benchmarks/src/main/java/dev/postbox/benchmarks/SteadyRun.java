@@ -1,6 +1,7 @@
 package dev.postbox.benchmarks;
 
 import com.zaxxer.hikari.HikariDataSource;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,6 +32,24 @@ final class SteadyRun {
 
     private SteadyRun() {}
 
+    /** Whoever relays the producers' jobs: Postbox engine JVMs or the floor's consumer. */
+    interface Consumers extends AutoCloseable {
+        /** {@code label -> pid} for {@link CpuMeter}. */
+        Map<String, Long> pids();
+
+        void go() throws IOException;
+
+        List<Map<String, Object>> stop() throws Exception;
+
+        /** Handler start stamps by sequence number. */
+        long[] startStamps() throws IOException;
+
+        List<Long> completedPerEngine();
+
+        @Override
+        void close() throws IOException;
+    }
+
     record Outcome(StartLatency latency, Map<String, Object> fields) {
 
         /** p99 ≤ 50 ms and the producers reached ≥ 95 % of the asked rate. */
@@ -52,8 +71,22 @@ final class SteadyRun {
         return Integer.getInteger("bench.producerConnections", Math.max(4, Math.min(48, (rate + 99) / 100)));
     }
 
+    /** Postbox: producers enqueue intents, {@code engines} engine JVMs relay them. */
     static Outcome run(int rate, int seconds, int engines) throws Exception {
-        HikariDataSource ds = Db.create();
+        return run(rate, seconds, engines, false);
+    }
+
+    /**
+     * The floor (scenario floor-steady): the same producer JVM writes bare rows ({@link FloorQueue}),
+     * one {@link FloorConsumerChild} claims and deletes them; measured the same way.
+     */
+    static Outcome runFloor(int rate, int seconds) throws Exception {
+        return run(rate, seconds, 1, true);
+    }
+
+    private static Outcome run(int rate, int seconds, int engines, boolean floor) throws Exception {
+        HikariDataSource ds = floor ? Db.createEmpty() : Db.create();
+        String table = floor ? FloorQueue.TABLE : "outbox_job";
         Path directory = Files.createTempDirectory("postbox-bench-steady");
         Path commits = directory.resolve("commits.stamps");
         int connections = producerConnections(rate);
@@ -61,7 +94,12 @@ final class SteadyRun {
         ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
         try {
             Orders.createTable(ds);
-            try (EngineFleet fleet = EngineFleet.start(ds.getJdbcUrl(), engines, total);
+            if (floor) {
+                FloorQueue.createTable(ds);
+            }
+            try (Consumers fleet = floor
+                            ? FloorConsumer.start(ds.getJdbcUrl(), total)
+                            : EngineFleet.start(ds.getJdbcUrl(), engines, total);
                     ChildJvm producer = ChildJvm.start(
                             "producers",
                             ProducerChild.class,
@@ -72,7 +110,8 @@ final class SteadyRun {
                                     Integer.toString(WARMUP_SECONDS),
                                     Integer.toString(seconds),
                                     Integer.toString(connections),
-                                    commits.toString()))) {
+                                    commits.toString(),
+                                    floor ? ProducerChild.BARE : ProducerChild.POSTBOX))) {
                 producer.awaitReady(Duration.ofMinutes(2));
                 Map<String, Long> jvms = new LinkedHashMap<>(fleet.pids());
                 jvms.put("producers", producer.pid());
@@ -80,15 +119,16 @@ final class SteadyRun {
                 List<Map<String, Object>> samples = new ArrayList<>();
                 double drainAfterProducers;
                 Map<String, Object> produced;
+                String consumerApplication = floor ? FloorConsumerChild.APPLICATION : EngineChild.APPLICATION;
                 try (CpuMeter meter = CpuMeter.start(
-                        ds.getJdbcUrl(), jvms, List.of(EngineChild.APPLICATION, ProducerChild.APPLICATION))) {
+                        ds.getJdbcUrl(), jvms, List.of(consumerApplication, ProducerChild.APPLICATION))) {
                     long t0 = System.nanoTime();
                     fleet.go();
                     producer.send("go");
-                    sampler.scheduleAtFixedRate(() -> sample(ds, t0, samples), 1, 1, TimeUnit.SECONDS);
+                    sampler.scheduleAtFixedRate(() -> sample(ds, table, t0, samples), 1, 1, TimeUnit.SECONDS);
                     produced = producer.awaitResult(Duration.ofSeconds(WARMUP_SECONDS + seconds + 180L));
                     long producersDone = System.nanoTime();
-                    boolean drained = FleetDrain.awaitEmpty(ds, TimeUnit.SECONDS.toNanos(120));
+                    boolean drained = FleetDrain.awaitEmpty(ds, table, TimeUnit.SECONDS.toNanos(120));
                     drainAfterProducers = drained ? (System.nanoTime() - producersDone) / 1e9 : -1;
                     sampler.shutdown();
                     cpu = meter.stop(Fixtures.count(ds, "SELECT count(*) FROM bench_order"));
@@ -105,7 +145,8 @@ final class SteadyRun {
                 f.put("askedRate", rate);
                 f.put("achievedRate", Env.round(achieved, 1));
                 f.put("achievedShare", Env.round(achieved / rate, 3));
-                f.put("engines", engines);
+                f.put("engines", floor ? 0 : engines);
+                f.put("relay", floor ? "floor: bare rows, one LISTEN + FOR UPDATE SKIP LOCKED consumer" : "postbox");
                 f.put("producerConnections", connections);
                 f.put("businessTxP50Ms", produced.get("businessTxP50Ms"));
                 f.put("businessTxP99Ms", produced.get("businessTxP99Ms"));
@@ -125,16 +166,19 @@ final class SteadyRun {
                                 && achieved >= REACHED_SHARE * rate
                                 && latency.notStarted() == 0);
                 f.put("cpu", cpu);
-                f.put("config", Fixtures.describe(Fixtures.engineConfig()));
+                if (!floor) {
+                    f.put("config", Fixtures.describe(Fixtures.engineConfig()));
+                }
                 f.put(
                         "notes",
                         "asked " + rate + "/s, achieved " + Math.round(achieved) + "/s; " + seconds + " s after "
                                 + WARMUP_SECONDS + " s warm-up; producers in their own JVM (" + connections
-                                + " connections), " + engines + " engine JVM(s)");
+                                + " connections), "
+                                + (floor ? "the floor's consumer JVM" : engines + " engine JVM(s)"));
                 log.info(
-                        "steady {}/s with {} engine JVM(s): achieved {}/s, p50 {} ms, p99 {} ms, max live rows {}",
+                        "steady {}/s with {}: achieved {}/s, p50 {} ms, p99 {} ms, max live rows {}",
                         rate,
-                        engines,
+                        floor ? "the floor's consumer" : engines + " engine JVM(s)",
                         f.get("achievedRate"),
                         latency.p50Ms(),
                         latency.p99Ms(),
@@ -149,11 +193,11 @@ final class SteadyRun {
         }
     }
 
-    private static void sample(HikariDataSource ds, long t0, List<Map<String, Object>> samples) {
+    private static void sample(HikariDataSource ds, String table, long t0, List<Map<String, Object>> samples) {
         Map<String, Object> s = new LinkedHashMap<>();
         s.put("t", Env.round((System.nanoTime() - t0) / 1e9, 1));
         try {
-            s.put("liveRows", Fixtures.count(ds, "SELECT count(*) FROM outbox_job"));
+            s.put("liveRows", Fixtures.count(ds, "SELECT count(*) FROM " + table));
         } catch (Exception e) {
             return; // a sample is not worth failing the run
         }

@@ -28,12 +28,19 @@ final class Targets {
             if (peer != null) {
                 lines.add(verdict(peer >= 5.0, "burn-down ≥ 5× db-scheduler (issue 15): " + fmt(peer) + "×"));
             }
+            if (burn.get("claimPlanUsesIndex") instanceof Boolean index) {
+                lines.add(verdict(
+                        index,
+                        "burn-down claim EXPLAIN (ANALYZE, BUFFERS) on the full backlog uses the partial claim index"
+                                + " (plan in burn-down.json, claimExplain): " + index));
+            }
         }
         for (Map.Entry<String, Map<String, Object>> e : all.entrySet()) {
             if (e.getKey().startsWith("steady-state-")) {
                 steady(lines, e.getValue());
             }
         }
+        floorSteady(lines, all.get(FloorSteady.NAME));
         knee(lines, all.get(Knee.NAME));
         scaleOut(lines, all.get(ScaleOut.NAME));
         cost(lines, all.get(Cost.NAME));
@@ -61,6 +68,7 @@ final class Targets {
                 }
             }
         }
+        insertCost(lines, all.get(InsertCost.NAME));
         Map<String, Object> http = all.get("http");
         if (http != null) {
             Double jps = num(http.get("jobsPerSecond"));
@@ -148,6 +156,40 @@ final class Targets {
                 rate != null && rate >= 5_000,
                 "knee (highest rate with p99 ≤ 50 ms, ≥ 95 % reached)" + " ≥ 5,000/s: "
                         + (rate == null ? "none of the steps" : fmt(rate) + "/s")));
+        Double floorKnee = num(knee.get("floorKneeRate"));
+        if (floorKnee == null) {
+            lines.add("knee ≥ " + Knee.RATIO_TO_FLOOR_TARGET + "× the floor's knee: n/a (run floor-steady with knee)");
+            return;
+        }
+        Double ratio = num(knee.get("kneeRatioToFloor"));
+        lines.add(verdict(
+                ratio != null && ratio >= Knee.RATIO_TO_FLOOR_TARGET,
+                "knee ≥ " + Knee.RATIO_TO_FLOOR_TARGET + "× the floor's knee: " + fmt(ratio) + "× ("
+                        + (rate == null ? "none" : fmt(rate) + "/s") + " vs " + fmt(floorKnee) + "/s)"));
+        Map<?, ?> eighty = knee.get("atEightyPercentOfFloorKnee") instanceof Map<?, ?> m ? m : null;
+        Double p99 = eighty == null ? null : num(eighty.get("p99Ms"));
+        lines.add(verdict(
+                p99 != null && p99 <= SteadyRun.KNEE_P99_MS,
+                "knee: p99 ≤ 50 ms at 80 % of the floor's knee"
+                        + (eighty == null
+                                ? ": not measured (the floor's knee was 0)"
+                                : " (" + eighty.get("askedRate") + "/s, achieved "
+                                        + fmt(num(eighty.get("achievedRate"))) + "/s): " + fmt(p99) + " ms")));
+    }
+
+    private static void floorSteady(List<String> lines, Map<String, Object> floor) {
+        if (floor != null) {
+            Double rate = num(floor.get("kneeRate"));
+            lines.add("floor-steady (no target; the yardstick of the knee): the floor's knee "
+                    + (rate == null || rate == 0 ? "none of the steps" : fmt(rate) + "/s") + ", p99 there "
+                    + fmt(num(floor.get("p99Ms"))) + " ms");
+        }
+    }
+
+    private static void insertCost(List<String> lines, Map<String, Object> insertCost) {
+        if (insertCost != null) {
+            lines.add("insert-cost (reported): " + insertCost.get("notes"));
+        }
     }
 
     private static void scaleOut(List<String> lines, Map<String, Object> scaleOut) {
@@ -164,8 +206,15 @@ final class Targets {
 
     private static void cost(List<String> lines, Map<String, Object> cost) {
         if (cost != null) {
-            lines.add(
-                    "cost (no target; CPU µs per job, JVM / PostgreSQL backends / whole server): " + cost.get("notes"));
+            lines.add("cost (CPU µs per job, JVM / PostgreSQL backends / whole server): " + cost.get("notes"));
+            Map<?, ?> ratios = cost.get("ratios") instanceof Map<?, ?> m ? m : Map.of();
+            Double burn = num(ratios.get("burnDownToFloor"));
+            lines.add(verdict(
+                    burn != null && burn <= Cost.BURN_DOWN_RATIO_TARGET,
+                    "cost: engine JVM + PostgreSQL backends CPU per job in burn-down ≤ " + Cost.BURN_DOWN_RATIO_TARGET
+                            + "× the floor's: " + fmt(burn) + "× (steady state, reported: "
+                            + fmt(num(ratios.get("steadyToFloorSteady"))) + "×, with the producers "
+                            + fmt(num(ratios.get("steadyToFloorSteadyWithProducers"))) + "×)"));
         }
     }
 

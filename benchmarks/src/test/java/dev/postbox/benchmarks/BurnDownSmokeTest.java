@@ -47,6 +47,8 @@ class BurnDownSmokeTest {
         assertThat(((Number) burn.get("heapMaxBytes")).longValue()).isPositive();
         assertThat(((Number) burn.get("cpuCount")).intValue()).isPositive();
         assertThat((String) burn.get("postgresVersion")).isNotBlank();
+        assertThat((String) burn.get("claimExplain")).contains("outbox_job", "Buffers");
+        assertThat(burn.get("claimPlanUsesIndex")).isInstanceOf(Boolean.class);
         assertThat(Files.readString(results.resolve("summary.md"))).contains("| burn-down | 2,000 |");
     }
 

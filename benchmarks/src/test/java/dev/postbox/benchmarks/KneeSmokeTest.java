@@ -1,6 +1,8 @@
 package dev.postbox.benchmarks;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,8 +12,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Two one-second steps of the knee search at tiny rates: producers and engine in child JVMs, every
- * committed job started, CPU read from /proc, the knee and the summary line written.
+ * One-second steps of the floor's and Postbox's knee searches at tiny rates: producers, the floor's
+ * consumer and the engine in child JVMs, every committed job started, CPU read from /proc, the knee
+ * beside the floor's and the summary lines written.
  */
 class KneeSmokeTest {
 
@@ -20,22 +23,47 @@ class KneeSmokeTest {
 
     @Test
     @SuppressWarnings("unchecked")
-    void kneeStepsRunProducersAndEngineInTheirOwnJvms() throws Exception {
+    void floorSteadyAndKneeStepTheSameRatesAndKneeReportsItsRatioAndTheStepAtEightyPercentOfTheFloor()
+            throws Exception {
         Env env = Env.create(results);
+        Knee.Settings settings = new Knee.Settings(List.of(20), 1, true);
 
-        Map<String, Object> r = Knee.run(env, new Knee.Settings(List.of(20, 40), 1, true));
-        env.write(r);
+        Map<String, Object> floor = FloorSteady.run(env, settings);
+        env.write(floor);
+        // A fixed floor knee whatever this loaded machine's floor reached at 20/s: 80 % of it is the
+        // 20/s step, which the knee reports without running it twice.
+        env.floorSteadyKnee(25);
+        Map<String, Object> knee = Knee.run(env, settings);
+        env.write(knee);
         env.writeSummary();
 
-        List<Map<String, Object>> steps = (List<Map<String, Object>>) r.get("steps");
-        assertThat(steps).hasSize(2);
-        for (Map<String, Object> step : steps) {
-            assertThat(((Number) step.get("achievedRate")).doubleValue()).isPositive();
-            assertThat(((Number) step.get("notStarted")).longValue()).isZero();
-            assertThat(step).containsKeys("p50Ms", "p99Ms", "withinKnee");
-        }
-        assertThat(r).containsKeys("kneeRate", "secondsPerStep");
-        assertThat(Files.readString(results.resolve("summary.md"))).contains("| knee |");
+        List<Map<String, Object>> floorSteps = (List<Map<String, Object>>) floor.get("steps");
+        assertThat(floorSteps).hasSize(1);
+        assertThat(((Number) floorSteps.get(0).get("achievedRate")).doubleValue())
+                .isPositive();
+        assertThat(((Number) floorSteps.get(0).get("notStarted")).longValue()).isZero();
+        assertThat(floor).containsKeys("kneeRate", "p99Ms", "loadAverageAtEnd");
+        List<Map<String, Object>> steps = (List<Map<String, Object>>) knee.get("steps");
+        assertThat(steps).hasSize(1);
+        assertThat(((Number) steps.get(0).get("notStarted")).longValue()).isZero();
+        assertThat(knee.get("floorKneeRate")).isEqualTo(25);
+        Map<String, Object> eighty = (Map<String, Object>) knee.get("atEightyPercentOfFloorKnee");
+        assertThat(eighty).isEqualTo(steps.get(0));
+        assertThat(eighty.get("askedRate")).isEqualTo(20);
+        assertThat(((Number) eighty.get("achievedRate")).doubleValue()).isPositive();
+        assertThat(eighty).containsKey("p99Ms");
+        assertThat(((Number) knee.get("kneeRatioToFloor")).doubleValue())
+                .isEqualTo(knee.get("kneeRate") == null ? 0.0 : 20 / 25.0, within(0.001));
+        String summary = Files.readString(results.resolve("summary.md"));
+        assertThat(summary)
+                .contains(
+                        "| floor-steady |", "| knee |", "knee ≥ 0.8× the floor's knee", "at 80 % of the floor's knee");
+    }
+
+    @Test
+    void kneeStepsBy250PerSecondByDefault() {
+        assertThat(Knee.Settings.stepped(Knee.DEFAULT_STEP, 1_000)).containsExactly(250, 500, 750, 1_000);
+        assertThatThrownBy(() -> Knee.Settings.stepped(0, 1_000)).hasMessageContaining("bench.kneeStep");
     }
 
     @Test

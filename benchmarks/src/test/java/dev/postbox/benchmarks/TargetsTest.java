@@ -39,6 +39,37 @@ class TargetsTest {
     }
 
     @Test
+    void judgesTheKneeAgainstTheFloorsKneeTheCpuRatioAndReportsInsertCostAndTheClaimPlan() {
+        Map<String, Map<String, Object>> all = new TreeMap<>();
+        all.put(FloorSteady.NAME, Map.of("kneeRate", 2500, "p99Ms", 30.0));
+        all.put(
+                Knee.NAME,
+                Map.of(
+                        "kneeRate",
+                        2000,
+                        "floorKneeRate",
+                        2500,
+                        "kneeRatioToFloor",
+                        0.8,
+                        "atEightyPercentOfFloorKnee",
+                        Map.of("askedRate", 2000, "achievedRate", 1990.0, "p99Ms", 61.0)));
+        all.put(Cost.NAME, Map.of("notes", "n", "ratios", Map.of("burnDownToFloor", 1.42, "steadyToFloorSteady", 2.0)));
+        all.put(InsertCost.NAME, Map.of("notes", "full 900 (0.0);"));
+        all.put("burn-down", Map.of("jobsPerSecond", 30_000.0, "claimPlanUsesIndex", true));
+
+        List<String> lines = Targets.check(all);
+
+        assertThat(lines)
+                .anyMatch(l -> l.startsWith("floor-steady (no target") && l.contains("2,500/s"))
+                .anyMatch(l -> l.startsWith("MET: knee ≥ 0.8× the floor's knee: 0.800×"))
+                .anyMatch(
+                        l -> l.startsWith("MISSED: knee: p99 ≤ 50 ms at 80 % of the floor's knee") && l.contains("61"))
+                .anyMatch(l -> l.startsWith("MISSED: cost: engine JVM + PostgreSQL backends CPU per job in burn-down"))
+                .anyMatch(l -> l.startsWith("insert-cost (reported): full 900"))
+                .anyMatch(l -> l.startsWith("MET: burn-down claim EXPLAIN"));
+    }
+
+    @Test
     void aKneeSearchWithoutAnyRateWithinTheBoundIsMissed() {
         Map<String, Object> knee = new HashMap<>();
         knee.put("kneeRate", null);
@@ -46,7 +77,8 @@ class TargetsTest {
         List<String> lines = Targets.check(Map.of(Knee.NAME, knee));
 
         assertThat(lines)
-                .containsExactly("MISSED: knee (highest rate with p99 ≤ 50 ms, ≥ 95 % reached) ≥ 5,000/s:"
-                        + " none of the steps");
+                .containsExactly(
+                        "MISSED: knee (highest rate with p99 ≤ 50 ms, ≥ 95 % reached) ≥ 5,000/s: none of the steps",
+                        "knee ≥ 0.8× the floor's knee: n/a (run floor-steady with knee)");
     }
 }
